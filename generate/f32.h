@@ -1,0 +1,12 @@
+/* generate/f32.h: stamps TH_GENERIC_FILE for f32 (when selected; see generate/select.h). */
+#include "select.h"
+#ifdef TH_HAS_F32
+#define TH_DT_PASTE(a, b) a##f32##b /* pastes without expanding the suffix (bool is a macro) */
+#define TH_DT_ENUM TH_F32
+#define TH_REAL_IS_F32 1
+#define TH_REAL_IS_FLOATING 1
+#include "stamp.h"
+#endif
+#ifndef TH__GENERATING_MANY
+#undef TH_GENERIC_FILE
+#endif

@@ -1,0 +1,12 @@
+/* generate/i8.h: stamps TH_GENERIC_FILE for i8 (when selected; see generate/select.h). */
+#include "select.h"
+#ifdef TH_HAS_I8
+#define TH_DT_PASTE(a, b) a##i8##b /* pastes without expanding the suffix (bool is a macro) */
+#define TH_DT_ENUM TH_I8
+#define TH_REAL_IS_I8 1
+#define TH_REAL_IS_INTEGER 1
+#include "stamp.h"
+#endif
+#ifndef TH__GENERATING_MANY
+#undef TH_GENERIC_FILE
+#endif

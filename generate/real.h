@@ -1,0 +1,13 @@
+/* generate/real.h: stamps TH_GENERIC_FILE for every dtype but complex (bool, the integers, the floating dtypes): the ones with an order. */
+#ifndef TH__GENERATING_MANY
+#define TH__GENERATING_MANY
+#define TH__GENERATING_MANY_OWNER_REAL
+#endif
+#include "bool.h"
+#include "integer.h"
+#include "floating.h"
+#ifdef TH__GENERATING_MANY_OWNER_REAL
+#undef TH__GENERATING_MANY_OWNER_REAL
+#undef TH__GENERATING_MANY
+#undef TH_GENERIC_FILE
+#endif

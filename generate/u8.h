@@ -1,0 +1,13 @@
+/* generate/u8.h: stamps TH_GENERIC_FILE for u8 (when selected; see generate/select.h). */
+#include "select.h"
+#ifdef TH_HAS_U8
+#define TH_DT_PASTE(a, b) a##u8##b /* pastes without expanding the suffix (bool is a macro) */
+#define TH_DT_ENUM TH_U8
+#define TH_REAL_IS_U8 1
+#define TH_REAL_IS_INTEGER 1
+#define TH_REAL_IS_UNSIGNED 1
+#include "stamp.h"
+#endif
+#ifndef TH__GENERATING_MANY
+#undef TH_GENERIC_FILE
+#endif
