@@ -417,6 +417,13 @@ extern int madvise(void *addr, size_t length, int advice);
 __extension__ typedef _Float16 th__native_f16;
 #endif
 
+#if defined(__GNUC__)
+/* Helpers only some dtypes use: a build that stamps a subset (TH_SELECT_DTYPES) leaves them unused. */
+#define TH__MAYBE_UNUSED __attribute__((unused))
+#else
+#define TH__MAYBE_UNUSED
+#endif
+
 #define TH__STR_(x) #x
 #define TH__STR(x) TH__STR_(x)
 
@@ -581,7 +588,7 @@ TH_API th_bfloat16 th_bfloat16_from_double(double d)
 /* int64 -> double rounded to odd when inexact. A 53-bit value rounded to odd then rounded again to
  * 24 or fewer bits gives the same result as rounding the int64 once, which a plain (double) cast would not
  * (it can land exactly on a midpoint of the narrower format). */
-static double th__i64_to_f64_round_odd(int64_t v)
+TH__MAYBE_UNUSED static double th__i64_to_f64_round_odd(int64_t v)
 {
     uint64_t u = v < 0 ? 0u - (uint64_t)v : (uint64_t)v;
     if (u < (UINT64_C(1) << 53)) return (double)v;
@@ -594,7 +601,7 @@ static double th__i64_to_f64_round_odd(int64_t v)
 }
 
 /* double -> integer: truncate toward zero, saturate at [lo, hi], NaN -> 0 (a C cast would be undefined). */
-static int64_t th__f64_to_int_saturating(double v, int64_t lo, int64_t hi)
+TH__MAYBE_UNUSED static int64_t th__f64_to_int_saturating(double v, int64_t lo, int64_t hi)
 {
     if (isnan(v)) return 0;
     if (v <= (double)lo) return lo;
@@ -602,21 +609,21 @@ static int64_t th__f64_to_int_saturating(double v, int64_t lo, int64_t hi)
     return (int64_t)v;
 }
 
-static double th__c128_real(th_complex128 z) { return (double)z; }
-static double th__c128_imag(th_complex128 z)
+TH__MAYBE_UNUSED static double th__c128_real(th_complex128 z) { return (double)z; }
+TH__MAYBE_UNUSED static double th__c128_imag(th_complex128 z)
 {
     double p[2];
     memcpy(p, &z, sizeof p);
     return p[1];
 }
-static th_complex128 th__c128_make(double re, double im)
+TH__MAYBE_UNUSED static th_complex128 th__c128_make(double re, double im)
 {
     th_complex128 z;
     double p[2] = {re, im};
     memcpy(&z, p, sizeof z);
     return z;
 }
-static th_complex64 th__c64_make(float re, float im)
+TH__MAYBE_UNUSED static th_complex64 th__c64_make(float re, float im)
 {
     th_complex64 z;
     float p[2] = {re, im};
@@ -1186,9 +1193,9 @@ static th_tensor *th__tensor_from_blob(const char *fn, th_dtype dtype, void *dat
         return NULL;
     }
     /* The storage starts at the lowest addressed element, which is below data for negative strides. */
-    char *start = (char *)data + lo * es;
-    th_storage *s = th__storage_wrap(fn, numel > 0 ? (void *)start : data, (hi - lo + 1) * es, th__cpu_device,
-                                     deleter, data, deleter_ctx);
+    void *start = numel > 0 ? (void *)((char *)data + lo * es) : data;
+    th_storage *s = th__storage_wrap(fn, start, numel > 0 ? (hi - lo + 1) * es : 0, th__cpu_device, deleter, data,
+                                     deleter_ctx);
     if (!s) return NULL;
     th_tensor *t = th__tensor_make(fn, dtype, s, -lo, ndim, sizes, strides);
     if (!t) {

@@ -1,0 +1,3 @@
+/* The one translation unit of this consumer that stamps the library's definitions. */
+#define TH_IMPLEMENTATION
+#include "tensor.h"

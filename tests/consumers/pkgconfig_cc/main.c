@@ -1,0 +1,18 @@
+/* Built with the flags of the installed tensor.pc: cc $(pkg-config --cflags --libs tensor). */
+#define TH_IMPLEMENTATION
+#include <tensor.h>
+#include "consumer_checks.h"
+
+int main(void)
+{
+    /* The installed header is the one whose version tensor.pc reports (run.sh passes it in). */
+#ifdef CONSUMER_PC_VERSION
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", TH_VERSION_MAJOR, TH_VERSION_MINOR, TH_VERSION_PATCH);
+    if (strcmp(version, CONSUMER_PC_VERSION) != 0) {
+        fprintf(stderr, "tensor.h says version %s, tensor.pc says %s\n", version, CONSUMER_PC_VERSION);
+        return 1;
+    }
+#endif
+    return consumer_checks("pkg-config + cc");
+}

@@ -1,0 +1,227 @@
+/* Storage and allocators: refcounts, resize, wrapped memory, the counting allocator, user allocators. */
+#include "check.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+static int deleter_calls;
+static void *deleter_seen;
+static void count_deleter(void *data, void *ctx)
+{
+    deleter_calls++;
+    deleter_seen = data;
+    CHECK(ctx == &deleter_calls);
+}
+
+/* A user allocator that tags its context, to see that the context reaches every call. */
+typedef struct tagged_ctx {
+    int allocs, reallocs, frees;
+} tagged_ctx;
+static void *tagged_alloc(void *ctx, size_t n)
+{
+    ((tagged_ctx *)ctx)->allocs++;
+    return malloc(n);
+}
+static void *tagged_realloc(void *ctx, void *p, size_t old_n, size_t new_n)
+{
+    (void)old_n;
+    ((tagged_ctx *)ctx)->reallocs++;
+    return realloc(p, new_n);
+}
+static void tagged_free(void *ctx, void *p, size_t n)
+{
+    (void)n;
+    ((tagged_ctx *)ctx)->frees++;
+    free(p);
+}
+static const th_allocator tagged_allocator = {"tagged", tagged_alloc, tagged_realloc, tagged_free, {TH_DEVICE_CPU, 0}};
+
+static void test_refcount(void)
+{
+    th_storage *s = th_f32_storage_new(10);
+    CHECK(s != NULL);
+    CHECK_INT_EQ(th_storage_nbytes(s), 40);
+    CHECK_INT_EQ(th_f32_storage_size(s), 10);
+    CHECK_INT_EQ(th_f64_storage_size(s), 5); /* untyped bytes: any dtype may read them */
+    CHECK_INT_EQ(th_storage_refcount(s), 1);
+    CHECK(th_storage_retain(s) == s);
+    CHECK_INT_EQ(th_storage_refcount(s), 2);
+    th_storage_release(s);
+    CHECK_INT_EQ(th_storage_refcount(s), 1);
+    CHECK(th_storage_device(s).type == TH_DEVICE_CPU);
+    CHECK(th_storage_is_resizable(s));
+    CHECK(((uintptr_t)th_storage_raw_data(s) % 64) == 0);
+    CHECK_INT_EQ(th_f32_storage_fill(s, 2.5f), TH_OK);
+    float *p = th_f32_storage_data(s);
+    for (int i = 0; i < 10; i++) CHECK(p[i] == 2.5f);
+    th_storage_release(s);
+    th_storage_release(NULL);
+    CHECK(th_storage_retain(NULL) == NULL);
+}
+
+static void test_resize(void)
+{
+    th_storage *s = th_i32_storage_new(4);
+    int32_t *p = th_i32_storage_data(s);
+    for (int i = 0; i < 4; i++) p[i] = i + 1;
+    CHECK_INT_EQ(th_storage_resize(s, 4096 * 4), TH_OK);
+    CHECK_INT_EQ(th_i32_storage_size(s), 4096);
+    p = th_i32_storage_data(s);
+    for (int i = 0; i < 4; i++) CHECK_INT_EQ(p[i], i + 1);
+    CHECK_INT_EQ(th_storage_resize(s, 8), TH_OK);
+    p = th_i32_storage_data(s);
+    CHECK_INT_EQ(p[0], 1);
+    CHECK_INT_EQ(p[1], 2);
+    CHECK_INT_EQ(th_storage_resize(s, 0), TH_OK);
+    CHECK(th_storage_raw_data(s) == NULL);
+    CHECK_INT_EQ(th_storage_resize(s, 12), TH_OK);
+    CHECK_INT_EQ(th_i32_storage_size(s), 3);
+    th_storage_release(s);
+
+    /* A tensor over a storage sees the storage grow. */
+    int64_t n = 3;
+    th_f64_tensor *t = th_f64_full(1, &n, 1.0);
+    CHECK_INT_EQ(th_storage_resize(th_f64_storage(t), 1 << 20), TH_OK);
+    CHECK(th_f64_get(t, (int64_t[]){2}) == 1.0);
+    th_f64_release(t);
+}
+
+static void test_blob(void)
+{
+    double buf[6] = {0, 1, 2, 3, 4, 5};
+    deleter_calls = 0;
+    th_storage *s = th_f64_storage_from_blob(buf, 6, count_deleter, &deleter_calls);
+    CHECK(s != NULL);
+    CHECK(th_f64_storage_data(s) == buf);
+    CHECK(!th_storage_is_resizable(s));
+    CHECK_FAILS(th_storage_resize(s, 8), TH_ERR_UNSUPPORTED, "th_storage_resize", "cannot resize");
+    int64_t sizes[2] = {2, 3};
+    th_f64_tensor *t = th_f64_new_with_storage(s, 0, 2, sizes, NULL);
+    th_storage_release(s);
+    CHECK_INT_EQ(deleter_calls, 0);
+    CHECK(th_f64_get(t, (int64_t[]){1, 2}) == 5.0);
+    th_f64_tensor *v = th_f64_transpose(t, 0, 1);
+    th_f64_release(t);
+    CHECK_INT_EQ(deleter_calls, 0);
+    th_f64_release(v);
+    CHECK_INT_EQ(deleter_calls, 1);
+    CHECK(deleter_seen == buf);
+
+    /* A NULL deleter: the memory is borrowed. */
+    th_storage *b = th_storage_from_blob(buf, sizeof buf, (th_device){TH_DEVICE_CPU, 0}, NULL, NULL);
+    CHECK_INT_EQ(th_storage_nbytes(b), (int64_t)sizeof buf);
+    th_storage_release(b);
+}
+
+static void test_user_allocator(void)
+{
+    tagged_ctx ctx = {0, 0, 0};
+    th_storage *s = th_u8_storage_new_with_allocator(100, &tagged_allocator, &ctx);
+    CHECK_INT_EQ(ctx.allocs, 1);
+    CHECK_INT_EQ(th_storage_resize(s, 1000), TH_OK);
+    CHECK_INT_EQ(ctx.reallocs, 1);
+    int64_t n = 1000;
+    th_u8_tensor *t = th_u8_new_with_storage(s, 0, 1, &n, NULL);
+    th_storage_release(s);
+    CHECK_INT_EQ(th_u8_fill(t, 7), TH_OK);
+    CHECK_INT_EQ(th_u8_get(t, (int64_t[]){999}), 7);
+    th_u8_release(t);
+    CHECK_INT_EQ(ctx.frees, 1);
+
+    /* The thread's default allocator makes every new tensor. */
+    th_set_default_allocator(&tagged_allocator, &ctx);
+    void *got_ctx = NULL;
+    CHECK(th_default_allocator(&got_ctx) == &tagged_allocator);
+    CHECK(got_ctx == &ctx);
+    th_f32_tensor *z = th_f32_zeros(1, &n);
+    CHECK_INT_EQ(ctx.allocs, 2);
+    th_f32_tensor *c = th_f32_clone(z);
+    CHECK_INT_EQ(ctx.allocs, 3);
+    th_f32_release(z);
+    th_f32_release(c);
+    CHECK_INT_EQ(ctx.frees, 3);
+    th_set_default_allocator(th_counting_allocator_get(check_counter), check_counter);
+}
+
+static void test_counting_allocator(void)
+{
+    th_counting_allocator *c = th_counting_allocator_new(NULL, NULL);
+    const th_allocator *a = th_counting_allocator_get(c);
+    th_storage *s1 = th_storage_new(1000, a, c);
+    th_storage *s2 = th_storage_new(24, a, c);
+    th_alloc_stats st = th_counting_allocator_stats(c);
+    CHECK_INT_EQ(st.live_blocks, 2);
+    CHECK_INT_EQ(st.live_bytes, 1024);
+    CHECK_INT_EQ(st.peak_bytes, 1024);
+    th_storage_release(s1);
+    st = th_counting_allocator_stats(c);
+    CHECK_INT_EQ(st.live_blocks, 1);
+    CHECK_INT_EQ(st.live_bytes, 24);
+    CHECK_INT_EQ(st.peak_bytes, 1024);
+    CHECK_INT_EQ(th_storage_resize(s2, 48), TH_OK); /* the cpu allocator has no realloc: alloc, copy, free */
+    st = th_counting_allocator_stats(c);
+    CHECK_INT_EQ(st.live_blocks, 1);
+    CHECK_INT_EQ(st.live_bytes, 48);
+    th_counting_allocator_fail_after(c, 1);
+    CHECK_FAILS(th_storage_resize(s2, 4096), TH_ERR_NOMEM, "th_storage_resize", "could not allocate");
+    CHECK_INT_EQ(th_storage_nbytes(s2), 48); /* unchanged on error */
+    CHECK_NULL(th_storage_new(10, a, c), TH_ERR_NOMEM, "th_storage_new", "'counting' could not allocate 10 bytes");
+    th_counting_allocator_fail_after(c, 0);
+    th_storage *s3 = th_storage_new(10, a, c);
+    CHECK(s3 != NULL);
+    th_storage_release(s3);
+    th_storage_release(s2);
+    st = th_counting_allocator_stats(c);
+    CHECK_INT_EQ(st.live_blocks, 0);
+    CHECK_INT_EQ(st.live_bytes, 0);
+    CHECK_INT_EQ(st.failed_allocs, 2);
+    th_counting_allocator_free(c);
+}
+
+static void test_large_blocks(void)
+{
+    /* Blocks from 4 MiB on are 2 MiB aligned, for transparent huge pages. */
+    th_storage *s = th_storage_new(8 << 20, th_cpu_allocator(), NULL);
+    CHECK(((uintptr_t)th_storage_raw_data(s) % (2 << 20)) == 0);
+    th_storage_release(s);
+}
+
+static void test_bad_storage_input(void)
+{
+    CHECK_NULL(th_storage_new(-1, NULL, NULL), TH_ERR_INVALID, "th_storage_new", "negative size -1");
+    CHECK_NULL(th_f32_storage_new(-5), TH_ERR_INVALID, "th_f32_storage_new", "negative size -5");
+    CHECK_NULL(th_f64_storage_new(INT64_MAX / 4), TH_ERR_OVERFLOW, "th_f64_storage_new", "overflow");
+    CHECK_NULL(th_storage_from_blob(NULL, 8, (th_device){TH_DEVICE_CPU, 0}, NULL, NULL), TH_ERR_INVALID,
+               "th_storage_from_blob", "NULL data for 8 bytes");
+    CHECK_NULL(th_f32_storage_from_blob(NULL, 2, NULL, NULL), TH_ERR_INVALID, "th_f32_storage_from_blob",
+               "NULL data");
+    CHECK_FAILS(th_storage_resize(NULL, 8), TH_ERR_INVALID, "th_storage_resize", "NULL storage");
+    th_storage *s = th_storage_new(8, NULL, NULL);
+    CHECK_FAILS(th_storage_resize(s, -8), TH_ERR_INVALID, "th_storage_resize", "negative size");
+    th_storage_release(s);
+    th_allocator broken = {"broken", NULL, NULL, NULL, {TH_DEVICE_CPU, 0}};
+    CHECK_NULL(th_storage_new(8, &broken, NULL), TH_ERR_INVALID, "th_storage_new", "'broken' has no alloc");
+    /* A storage of device memory can exist, but the host refuses to touch it. */
+    static char fake_device_memory[64];
+    th_storage *d = th_storage_from_blob(fake_device_memory, 64, (th_device){TH_DEVICE_CUDA, 0}, NULL, NULL);
+    CHECK(!th_device_is_host(th_storage_device(d)));
+    CHECK_FAILS(th_f32_storage_fill(d, 1.0f), TH_ERR_DEVICE, "th_f32_storage_fill", "device type 2");
+    CHECK_FAILS(th_f32_storage_fill(NULL, 1.0f), TH_ERR_INVALID, "th_f32_storage_fill", "NULL storage");
+    th_storage_release(d);
+    CHECK_INT_EQ(th_storage_nbytes(NULL), 0);
+    CHECK(th_storage_raw_data(NULL) == NULL);
+    CHECK_INT_EQ(th_f32_storage_size(NULL), 0);
+}
+
+int main(void)
+{
+    test_begin();
+    test_refcount();
+    test_resize();
+    test_blob();
+    test_user_allocator();
+    test_counting_allocator();
+    test_large_blocks();
+    test_bad_storage_input();
+    return test_end("storage");
+}
