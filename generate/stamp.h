@@ -6,6 +6,10 @@
  *   TH_NAME(verb)   the per-dtype name: TH_NAME(empty) is th_f32_empty when stamping f32
  *   TH_PRIVATE(verb) a private per-dtype name: th__f32_verb
  *   TH_DT_ENUM      the dtype's enum value (TH_F32)
+ *   TH_DT_PASTE(a, b)  pastes the dtype suffix between a and b: TH_DT_PASTE(my_, _sum) is my_f32_sum. User
+ *                   generic files name their own functions with it, under their own prefix.
+ *   TH_REAL_TO_ACCREAL(x), TH_ACCREAL_TO_REAL(x)  convert between the two (a cast, or the float16 and
+ *                   bfloat16 conversion functions)
  *   TH_REAL_IS_<ENUM> and one kind macro: TH_REAL_IS_BOOL, TH_REAL_IS_INTEGER (with
  *   TH_REAL_IS_UNSIGNED for u8), TH_REAL_IS_FLOATING (with TH_REAL_IS_REDUCED for f16 and bf16, whose
  *   elements are 16-bit structs computed in float) or TH_REAL_IS_COMPLEX.
@@ -24,7 +28,21 @@
 #define TH_NAME(verb) TH__DT_NAME(th_, verb)
 #define TH_PRIVATE(verb) TH__DT_NAME(th__, verb)
 
+#if defined(TH_REAL_IS_F16)
+#define TH_REAL_TO_ACCREAL(x) th_float16_to_float(x)
+#define TH_ACCREAL_TO_REAL(x) th_float16_from_float(x)
+#elif defined(TH_REAL_IS_BF16)
+#define TH_REAL_TO_ACCREAL(x) th_bfloat16_to_float(x)
+#define TH_ACCREAL_TO_REAL(x) th_bfloat16_from_float(x)
+#else
+#define TH_REAL_TO_ACCREAL(x) ((accreal)(x))
+#define TH_ACCREAL_TO_REAL(x) ((real)(x))
+#endif
+
 #include TH_GENERIC_FILE
+
+#undef TH_REAL_TO_ACCREAL
+#undef TH_ACCREAL_TO_REAL
 
 #undef real
 #undef accreal
