@@ -401,14 +401,14 @@ TH_API bool TH_NAME(is_contiguous)(const TH_NAME(tensor) *t) { return th_tensor_
 
 TH_API real TH_NAME(get)(const TH_NAME(tensor) *t, const int64_t *idx)
 {
-    int64_t off;
+    int64_t off = 0;
     if (th__element_offset(TH__FN(get), TH__B(t), idx, &off)) return TH_PRIVATE(from_i64)(0);
     return TH_PRIVATE(load)((const char *)TH__B(t)->storage->data + off * (int64_t)sizeof(real));
 }
 
 TH_API int TH_NAME(set)(TH_NAME(tensor) *t, const int64_t *idx, real value)
 {
-    int64_t off;
+    int64_t off = 0;
     int status = th__element_offset(TH__FN(set), TH__B(t), idx, &off);
     if (status) return status;
     TH_PRIVATE(store)((char *)TH__B(t)->storage->data + off * (int64_t)sizeof(real), value);
