@@ -260,6 +260,11 @@ TH_API th_device th_storage_device(const th_storage *storage);
 TH_API void *th_storage_raw_data(const th_storage *storage);
 TH_API int64_t th_storage_refcount(const th_storage *storage);
 TH_API bool th_storage_is_resizable(const th_storage *storage);
+/* Read-only storage refuses every write the library makes (set, fill, copy into it, resize) with
+ * TH_ERR_READ_ONLY; the pointers th_f32_data returns stay the caller's responsibility. Imports of read-only
+ * DLPack tensors are read-only. Making a storage read-only cannot be undone. NULL is a no-op / false. */
+TH_API void th_storage_make_read_only(th_storage *storage);
+TH_API bool th_storage_is_read_only(const th_storage *storage);
 
 /* ==== th: dtype-erased tensors ============================================================= */
 
@@ -815,7 +820,7 @@ TH_API void th_counting_allocator_fail_after(th_counting_allocator *counter, int
 
 /* ---- th__ storage ------------------------------------------------------------------------ */
 
-enum { TH__STORAGE_RESIZABLE = 1 };
+enum { TH__STORAGE_RESIZABLE = 1, TH__STORAGE_READ_ONLY = 2 };
 
 struct th_storage {
     _Atomic int64_t refcount;
@@ -873,6 +878,13 @@ static th_storage *th__storage_alloc(const char *fn, int64_t nbytes, const th_al
     s->deleter_data = NULL;
     s->deleter_ctx = NULL;
     return s;
+}
+
+static int th__check_writable(const char *fn, const th_storage *storage)
+{
+    if (storage->flags & TH__STORAGE_READ_ONLY)
+        return th__fail(TH_ERR_READ_ONLY, fn, "the tensor's memory is read-only");
+    return TH_OK;
 }
 
 TH_API th_storage *th_storage_new(int64_t nbytes, const th_allocator *allocator, void *allocator_ctx)
@@ -939,6 +951,7 @@ TH_API int th_storage_resize(th_storage *storage, int64_t nbytes)
     static const char fn[] = "th_storage_resize";
     if (!storage) return th__fail(TH_ERR_INVALID, fn, "NULL storage");
     if (nbytes < 0) return th__fail(TH_ERR_INVALID, fn, "negative size %lld bytes", (long long)nbytes);
+    if (th__check_writable(fn, storage)) return th_last_status();
     if (!(storage->flags & TH__STORAGE_RESIZABLE))
         return th__fail(TH_ERR_UNSUPPORTED, fn, "the storage wraps memory it does not own and cannot resize it");
     if ((uint64_t)nbytes > (uint64_t)SIZE_MAX)
@@ -985,6 +998,17 @@ TH_API bool th_storage_is_resizable(const th_storage *storage)
 {
     return storage && (storage->flags & TH__STORAGE_RESIZABLE);
 }
+
+TH_API void th_storage_make_read_only(th_storage *storage)
+{
+    if (storage) storage->flags |= TH__STORAGE_READ_ONLY;
+}
+
+TH_API bool th_storage_is_read_only(const th_storage *storage)
+{
+    return storage && (storage->flags & TH__STORAGE_READ_ONLY);
+}
+
 
 static th_storage *th__storage_new_elems(const char *fn, th_dtype dtype, int64_t n,
                                          const th_allocator *allocator, void *ctx)
@@ -1927,6 +1951,7 @@ static int th__copy(const char *fn, th_tensor *dst, const th_tensor *src)
         if (dst->strides[d] == 0 && dst->sizes[d] > 1)
             return th__fail(TH_ERR_INVALID, fn,
                             "dst dim %d has stride 0, so several of its elements are one memory location", d);
+    if (th__check_writable(fn, dst->storage)) return th_last_status();
     const th_tensor *ops[2] = {dst, src};
     th__iter it;
     int status = th__iter_init(fn, &it, 2, ops);

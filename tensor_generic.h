@@ -308,6 +308,7 @@ TH_API int TH_NAME(storage_fill)(th_storage *s, real value)
 {
     char *p = (char *)th__storage_host_data(TH__FN(storage_fill), s);
     if (!p) return s && th_device_is_host(s->device) ? TH_OK : th_last_status(); /* empty, or an error */
+    if (th__check_writable(TH__FN(storage_fill), s)) return th_last_status();
     int64_t strides[1] = {(int64_t)sizeof(real)};
     TH_PRIVATE(fill_row)(&p, strides, s->nbytes / (int64_t)sizeof(real), &value);
     return TH_OK;
@@ -411,6 +412,7 @@ TH_API int TH_NAME(set)(TH_NAME(tensor) *t, const int64_t *idx, real value)
     int64_t off = 0;
     int status = th__element_offset(TH__FN(set), TH__B(t), idx, &off);
     if (status) return status;
+    if (th__check_writable(TH__FN(set), TH__B(t)->storage)) return th_last_status();
     TH_PRIVATE(store)((char *)TH__B(t)->storage->data + off * (int64_t)sizeof(real), value);
     return TH_OK;
 }
@@ -421,6 +423,7 @@ TH_API int TH_NAME(fill)(TH_NAME(tensor) *t, real value)
     th__iter it;
     int status = th__iter_init(TH__FN(fill), &it, 1, ops);
     if (status) return status;
+    if (th__check_writable(TH__FN(fill), TH__B(t)->storage)) return th_last_status();
     th__iter_for_each(&it, TH_PRIVATE(fill_row), &value);
     return TH_OK;
 }

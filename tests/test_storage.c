@@ -213,6 +213,33 @@ static void test_bad_storage_input(void)
     CHECK_INT_EQ(th_f32_storage_size(NULL), 0);
 }
 
+static void test_read_only(void)
+{
+    int64_t n = 4;
+    th_f32_tensor *t = th_f32_full(1, &n, 1.0f);
+    th_f32_tensor *src = th_f32_zeros(1, &n);
+    th_storage *s = th_f32_storage(t);
+    CHECK(!th_storage_is_read_only(s));
+    th_storage_make_read_only(s);
+    CHECK(th_storage_is_read_only(s));
+    CHECK_FAILS(th_f32_set(t, (int64_t[]){0}, 2.0f), TH_ERR_READ_ONLY, "th_f32_set", "read-only");
+    CHECK_FAILS(th_f32_fill(t, 2.0f), TH_ERR_READ_ONLY, "th_f32_fill", "read-only");
+    CHECK_FAILS(th_f32_copy(t, src), TH_ERR_READ_ONLY, "th_f32_copy", "read-only");
+    CHECK_FAILS(th_tensor_copy(th_f32_base(t), th_f32_base(src)), TH_ERR_READ_ONLY, "th_tensor_copy", "read-only");
+    CHECK_FAILS(th_f32_storage_fill(s, 2.0f), TH_ERR_READ_ONLY, "th_f32_storage_fill", "read-only");
+    CHECK_FAILS(th_storage_resize(s, 64), TH_ERR_READ_ONLY, "th_storage_resize", "read-only");
+    CHECK(th_f32_get(t, (int64_t[]){3}) == 1.0f); /* reads still work, and copies out of it */
+    CHECK_INT_EQ(th_f32_copy(src, t), TH_OK);
+    CHECK(th_f32_get(src, (int64_t[]){3}) == 1.0f);
+    th_f32_tensor *v = th_f32_narrow(t, 0, 1, 2); /* views share the storage, so the flag */
+    CHECK_FAILS(th_f32_fill(v, 0.0f), TH_ERR_READ_ONLY, "th_f32_fill", "read-only");
+    th_f32_release(v);
+    th_storage_make_read_only(NULL);
+    CHECK(!th_storage_is_read_only(NULL));
+    th_f32_release(src);
+    th_f32_release(t);
+}
+
 int main(void)
 {
     test_begin();
@@ -223,5 +250,6 @@ int main(void)
     test_counting_allocator();
     test_large_blocks();
     test_bad_storage_input();
+    test_read_only();
     return test_end("storage");
 }
