@@ -130,6 +130,16 @@ TH_API TH_NAME(tensor) *TH_NAME(as_strided)(TH_NAME(tensor) *t, int ndim, const 
 /* Dims start_dim..end_dim merged into one; TH_ERR_SHAPE when the strides do not allow it without a copy. */
 TH_API TH_NAME(tensor) *TH_NAME(flatten)(TH_NAME(tensor) *t, int start_dim, int end_dim);
 
+#ifdef TH_HAS_DLPACK
+/* ---- DLPack: see th_tensor_to_dlpack and th_tensor_from_dlpack for ownership and errors ---- */
+
+TH_API DLManagedTensor *TH_NAME(to_dlpack)(TH_NAME(tensor) *t);
+TH_API struct DLManagedTensorVersioned *TH_NAME(to_dlpack_versioned)(TH_NAME(tensor) *t);
+/* As th_tensor_from_dlpack, and TH_ERR_DTYPE (deleter run) when the managed tensor holds another dtype. */
+TH_API TH_NAME(tensor) *TH_NAME(from_dlpack)(DLManagedTensor *managed);
+TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVersioned *managed);
+#endif
+
 #else /* definitions */
 
 #define TH__FN(verb) TH__STR(TH_NAME(verb))
@@ -519,6 +529,27 @@ TH_API TH_NAME(tensor) *TH_NAME(flatten)(TH_NAME(tensor) *t, int start_dim, int 
 {
     return TH__T(th__flatten(TH__FN(flatten), TH__B(t), start_dim, end_dim));
 }
+
+#ifdef TH_HAS_DLPACK
+/* ---- DLPack ---- */
+
+TH_API DLManagedTensor *TH_NAME(to_dlpack)(TH_NAME(tensor) *t) { return th_tensor_to_dlpack(TH__B(t)); }
+
+TH_API struct DLManagedTensorVersioned *TH_NAME(to_dlpack_versioned)(TH_NAME(tensor) *t)
+{
+    return th_tensor_to_dlpack_versioned(TH__B(t));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(from_dlpack)(DLManagedTensor *managed)
+{
+    return TH__T(th__from_dlpack(TH__FN(from_dlpack), managed, TH_DT_ENUM));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVersioned *managed)
+{
+    return TH__T(th__from_dlpack_versioned(TH__FN(from_dlpack_versioned), managed, TH_DT_ENUM));
+}
+#endif
 
 #undef TH__FN
 #undef TH__T
