@@ -9,8 +9,10 @@ out=${TH_TEST_BUILD_DIR:-$root/build-tests}
 
 need=()
 for tool in meson:meson ninja:ninja-build gcc:gcc g++:g++ clang:clang valgrind:valgrind pkg-config:pkg-config \
-            python3:python3; do
-    command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool#*:}")
+            python3:python3 /usr/include/dlpack/dlpack.h:libdlpack-dev; do
+    what=${tool%%:*}
+    if [ "${what:0:1}" = / ]; then [ -e "$what" ]; else command -v "$what" >/dev/null 2>&1; fi ||
+        need+=("${tool#*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}"
@@ -18,6 +20,9 @@ if [ ${#need[@]} -gt 0 ]; then
     apt-get update -q >/dev/null && apt-get install -y -q "${need[@]}" >/dev/null || {
         echo "could not install ${need[*]}"; echo "0 passed, 1 failed"; exit 1; }
 fi
+
+python3 -m pip --version >/dev/null 2>&1 || {
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-pip >/dev/null 2>&1 || true; }
 
 passed=0
 failed=0
@@ -55,6 +60,21 @@ run() {
 mkdir -p "$out"
 CC=gcc CXX=g++ run gcc -Dwerror=true
 CC=clang CXX=clang++ run clang -Dwerror=true
+# DLPack against a 1.x header as well as Debian's 0.6: apache-tvm-ffi's wheel ships dlpack.h 1.3.
+dl1=$out/dlpack1-header
+if [ ! -f "$dl1/include/dlpack/dlpack.h" ]; then
+    rm -rf "$dl1" && mkdir -p "$dl1" &&
+    python3 -m pip download -q --no-deps --only-binary=:all: -d "$dl1" apache-tvm-ffi >/dev/null 2>&1 &&
+    (cd "$dl1" && python3 -m zipfile -e apache_tvm_ffi-*.whl wheel >/dev/null &&
+     mkdir -p include && cp -r wheel/tvm_ffi/include/dlpack include/)
+fi
+if [ -f "$dl1/include/dlpack/dlpack.h" ]; then
+    CC=gcc CXX=g++ run dlpack1 -Dwerror=true -Ddlpack=enabled "-Ddlpack_include=$dl1/include" -- \
+        --suite core --suite modes
+else
+    echo "dlpack1: could not fetch a DLPack 1.x header (apache-tvm-ffi from PyPI)"
+    failed=$((failed + 1))
+fi
 CC=gcc CXX=g++ run asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -- \
     --no-suite consumers --no-suite names
 CC=gcc CXX=g++ run valgrind -Dwerror=true -Dbuildtype=debug -- --no-suite consumers --no-suite names \
