@@ -1271,6 +1271,21 @@ static th_tensor *th__tensor_new_with_storage(const char *fn, th_dtype dtype, th
     return th__tensor_make(fn, dtype, storage, offset, ndim, sizes, strides);
 }
 
+/* The address of the lowest element (lo elements of es bytes from first) and the byte size of the range up to
+ * the highest (hi), checked to lie inside the address space: a producer's strides can claim anything. */
+static int th__address_range(const char *fn, const char *first, int64_t lo, int64_t hi, int64_t es, char **start,
+                             int64_t *nbytes)
+{
+    uintptr_t base = (uintptr_t)first;
+    if (hi - lo + 1 > INT64_MAX / es) return th__fail(TH_ERR_OVERFLOW, fn, "the tensor's byte size overflows int64");
+    uint64_t below = (uint64_t)(-lo) * (uint64_t)es, above = (uint64_t)(hi + 1) * (uint64_t)es;
+    if (below > base || above > UINTPTR_MAX - base)
+        return th__fail(TH_ERR_OVERFLOW, fn, "the sizes and strides address memory outside the address space");
+    *start = (char *)(base - (uintptr_t)below);
+    *nbytes = (hi - lo + 1) * es;
+    return TH_OK;
+}
+
 static th_tensor *th__tensor_from_blob(const char *fn, th_dtype dtype, void *data, int ndim, const int64_t *sizes,
                                        const int64_t *strides, th_deleter deleter, void *deleter_ctx)
 {
@@ -1287,15 +1302,13 @@ static th_tensor *th__tensor_from_blob(const char *fn, th_dtype dtype, void *dat
     }
     int64_t lo = 0, hi = -1;
     if (numel > 0 && th__extent(fn, ndim, sizes, strides, &lo, &hi)) return NULL;
-    int64_t es = (int64_t)th__dtype_traits[dtype].size;
-    if (hi - lo + 1 > INT64_MAX / es) {
-        th__fail(TH_ERR_OVERFLOW, fn, "the blob's byte size overflows int64");
-        return NULL;
-    }
     /* The storage starts at the lowest addressed element, which is below data for negative strides. */
-    void *start = numel > 0 ? (void *)((char *)data + lo * es) : data;
-    th_storage *s = th__storage_wrap(fn, start, numel > 0 ? (hi - lo + 1) * es : 0, th__cpu_device, deleter, data,
-                                     deleter_ctx);
+    char *start = (char *)data;
+    int64_t nbytes = 0;
+    if (numel > 0 &&
+        th__address_range(fn, (char *)data, lo, hi, (int64_t)th__dtype_traits[dtype].size, &start, &nbytes))
+        return NULL;
+    th_storage *s = th__storage_wrap(fn, start, nbytes, th__cpu_device, deleter, data, deleter_ctx);
     if (!s) return NULL;
     th_tensor *t = th__tensor_make(fn, dtype, s, -lo, ndim, sizes, strides);
     if (!t) {
@@ -2441,17 +2454,20 @@ static th_tensor *th__dl_import(const char *fn, const DLTensor *dl, bool read_on
             th__fail(TH_ERR_INVALID, fn, "NULL data for %lld elements", (long long)numel);
             return NULL;
         }
-        first += dl->byte_offset;
+        if (dl->byte_offset > UINTPTR_MAX - (uintptr_t)first) {
+            th__fail(TH_ERR_OVERFLOW, fn, "byte_offset %llu runs past the end of the address space",
+                     (unsigned long long)dl->byte_offset);
+            return NULL;
+        }
+        first = (char *)((uintptr_t)first + (uintptr_t)dl->byte_offset);
     }
     int64_t lo = 0, hi = -1;
     if (numel > 0 && th__extent(fn, ndim, dl->shape, strides, &lo, &hi)) return NULL;
-    int64_t es = (int64_t)th__dtype_traits[dtype].size;
-    if (numel > 0 && hi - lo + 1 > INT64_MAX / es) {
-        th__fail(TH_ERR_OVERFLOW, fn, "the tensor's byte size overflows int64");
+    char *start = NULL;
+    int64_t nbytes = 0;
+    if (numel > 0 && th__address_range(fn, first, lo, hi, (int64_t)th__dtype_traits[dtype].size, &start, &nbytes))
         return NULL;
-    }
-    void *start = numel > 0 ? (void *)(first + lo * es) : NULL;
-    th_storage *s = th__storage_wrap(fn, start, numel > 0 ? (hi - lo + 1) * es : 0, device, release, dl->data, ctx);
+    th_storage *s = th__storage_wrap(fn, start, nbytes, device, release, dl->data, ctx);
     if (!s) return NULL;
     if (read_only) s->flags |= TH__STORAGE_READ_ONLY;
     th_tensor *t = th__tensor_make(fn, dtype, s, numel > 0 ? -lo : 0, ndim, ndim > 0 ? dl->shape : NULL, strides);

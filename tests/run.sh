@@ -9,7 +9,8 @@ out=${TH_TEST_BUILD_DIR:-$root/build-tests}
 
 need=()
 for tool in meson:meson ninja:ninja-build gcc:gcc g++:g++ clang:clang valgrind:valgrind pkg-config:pkg-config \
-            python3:python3 /usr/include/dlpack/dlpack.h:libdlpack-dev; do
+            python3:python3 /usr/include/dlpack/dlpack.h:libdlpack-dev \
+            /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev; do
     what=${tool%%:*}
     if [ "${what:0:1}" = / ]; then [ -e "$what" ]; else command -v "$what" >/dev/null 2>&1; fi ||
         need+=("${tool#*:}")
@@ -80,6 +81,24 @@ CC=gcc CXX=g++ run asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=
 CC=gcc CXX=g++ run valgrind -Dwerror=true -Dbuildtype=debug -- --no-suite consumers --no-suite names \
     --timeout-multiplier 20 \
     --wrap 'valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect'
+
+# Fuzzers (libFuzzer, clang): a short run of each; any crash, leak or abort fails it.
+for target in tests/fuzz/fuzz_*.c; do
+    name=$(basename "$target" .c)
+    echo "=== $name"
+    corpus=$out/$name-corpus
+    mkdir -p "$corpus"
+    if clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. \
+            "$target" -o "$out/$name" -lm >"$out/$name.build.log" 2>&1 &&
+       "$out/$name" -max_total_time="${TH_FUZZ_SECONDS:-30}" -timeout=10 "$corpus" >"$out/$name.log" 2>&1; then
+        echo "$name: ok ($(grep -c . <(ls "$corpus")) corpus entries)"
+        passed=$((passed + 1))
+    else
+        echo "$name: FAILED"
+        tail -n 30 "$out/$name.build.log" "$out/$name.log"
+        failed=$((failed + 1))
+    fi
+done
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
