@@ -201,6 +201,14 @@ static void test_bad_input(void)
         t = good_tensor(&p, grid, 2);
         expect_bad(&p, t, &(bad_case){"stride overflow", TH_ERR_OVERFLOW, "overflows"}, versioned, 1);
         p.strides[0] = 6;
+        p.strides[0] = -((int64_t)1 << 50);
+        t = good_tensor(&p, grid, 2);
+        expect_bad(&p, t, &(bad_case){"below address 0", TH_ERR_OVERFLOW, "outside the address space"}, versioned, 1);
+        p.strides[0] = 6;
+        t = good_tensor(&p, grid, 2);
+        t.byte_offset = UINT64_MAX - 8;
+        expect_bad(&p, t, &(bad_case){"byte_offset wraps", TH_ERR_OVERFLOW, "past the end of the address space"},
+                   versioned, 1);
         t = good_tensor(&p, grid, 2);
         t.dtype.lanes = 4;
         expect_bad(&p, t, &(bad_case){"lanes", TH_ERR_DTYPE, "4 lanes"}, versioned, 1);

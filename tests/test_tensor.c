@@ -127,6 +127,9 @@ static void test_from_blob(void)
     CHECK(th_f64_data(fc)[1] == 4.0);
     th_f64_release(fc);
     th_f64_release(flipped);
+    /* Strides that reach below address 0 are refused, not wrapped around. */
+    CHECK_NULL(th_f64_from_blob(d, 1, &n, (int64_t[]){-((int64_t)1 << 50)}, NULL, NULL), TH_ERR_OVERFLOW,
+               "th_f64_from_blob", "outside the address space");
     /* A zero-size blob may be NULL. */
     int64_t zero = 0;
     th_f64_tensor *none = th_f64_from_blob(NULL, 1, &zero, NULL, NULL, NULL);
