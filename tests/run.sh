@@ -90,7 +90,7 @@ for target in tests/fuzz/fuzz_*.c; do
     mkdir -p "$corpus"
     if clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. \
             "$target" -o "$out/$name" -lm >"$out/$name.build.log" 2>&1 &&
-       "$out/$name" -max_total_time="${TH_FUZZ_SECONDS:-30}" -timeout=10 "$corpus" >"$out/$name.log" 2>&1; then
+       "$out/$name" -max_total_time="${TH_FUZZ_SECONDS:-30}" -timeout=10 -artifact_prefix="$out/$name-" "$corpus" >"$out/$name.log" 2>&1; then
         echo "$name: ok ($(grep -c . <(ls "$corpus")) corpus entries)"
         passed=$((passed + 1))
     else
