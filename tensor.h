@@ -112,6 +112,7 @@ TH_API th_bfloat16 th_bfloat16_from_double(double d);
 #include "generate/select.h"
 
 typedef enum th_dtype {
+    TH_DTYPE_INVALID = -1, /* what th_tensor_dtype(NULL) returns */
 #define TH__X(sfx, ENUM, elem, acc, kind, code, bits) TH_##ENUM,
     TH_FOREACH_DTYPE(TH__X)
 #undef TH__X
@@ -272,7 +273,7 @@ TH_API bool th_storage_is_read_only(const th_storage *storage);
  * that works for any dtype (conversion, printing, DLPack, files) takes th_tensor. */
 typedef struct th_tensor th_tensor;
 
-/* NULL is a no-op for retain and release. Accessors of a NULL tensor return 0 / NULL / -1 for dtype. */
+/* NULL is a no-op for retain and release. Accessors of a NULL tensor return 0 / NULL / TH_DTYPE_INVALID. */
 TH_API th_tensor *th_tensor_retain(th_tensor *t);
 TH_API void th_tensor_release(th_tensor *t);
 TH_API th_dtype th_tensor_dtype(const th_tensor *t);
@@ -1241,10 +1242,15 @@ static int th__check_in_storage(const char *fn, th_dtype dtype, const th_storage
                                 int ndim, const int64_t *sizes, const int64_t *strides, int64_t numel)
 {
     if (offset < 0) return th__fail(TH_ERR_RANGE, fn, "negative storage offset %lld", (long long)offset);
-    if (numel == 0) return TH_OK;
+    int64_t avail = storage->nbytes / (int64_t)th__dtype_traits[dtype].size;
+    if (numel == 0) {
+        if (offset > avail)
+            return th__fail(TH_ERR_RANGE, fn, "offset %lld is past the end of the storage's %lld elements",
+                            (long long)offset, (long long)avail);
+        return TH_OK;
+    }
     int64_t lo, hi;
     if (th__extent(fn, ndim, sizes, strides, &lo, &hi)) return th_last_status();
-    int64_t avail = storage->nbytes / (int64_t)th__dtype_traits[dtype].size;
     if (offset + lo < 0 || hi > avail - 1 - offset)
         return th__fail(TH_ERR_RANGE, fn,
                         "offset %lld with these sizes and strides addresses elements %lld..%lld, outside the "
@@ -1334,7 +1340,7 @@ TH_API void th_tensor_release(th_tensor *t)
     free(t);
 }
 
-TH_API th_dtype th_tensor_dtype(const th_tensor *t) { return t ? t->dtype : (th_dtype)-1; }
+TH_API th_dtype th_tensor_dtype(const th_tensor *t) { return t ? t->dtype : TH_DTYPE_INVALID; }
 TH_API int th_tensor_ndim(const th_tensor *t) { return t ? t->ndim : 0; }
 TH_API const int64_t *th_tensor_sizes(const th_tensor *t) { return t ? t->sizes : NULL; }
 TH_API const int64_t *th_tensor_strides(const th_tensor *t) { return t ? t->strides : NULL; }
@@ -1368,10 +1374,11 @@ static int64_t th__size(const char *fn, const th_tensor *t, int dim)
         return -1;
     }
     int d = 0;
-    if (th__wrap_dim(fn, dim, t->ndim, &d) || t->ndim == 0) {
-        if (t->ndim == 0) th__fail(TH_ERR_RANGE, fn, "a 0-d tensor has no dim %d", dim);
+    if (t->ndim == 0) {
+        th__fail(TH_ERR_RANGE, fn, "a 0-d tensor has no dim %d", dim);
         return -1;
     }
+    if (th__wrap_dim(fn, dim, t->ndim, &d)) return -1;
     return t->sizes[d];
 }
 
@@ -1382,11 +1389,29 @@ static int64_t th__stride(const char *fn, const th_tensor *t, int dim)
         return 0;
     }
     int d = 0;
-    if (th__wrap_dim(fn, dim, t->ndim, &d) || t->ndim == 0) {
-        if (t->ndim == 0) th__fail(TH_ERR_RANGE, fn, "a 0-d tensor has no dim %d", dim);
+    if (t->ndim == 0) {
+        th__fail(TH_ERR_RANGE, fn, "a 0-d tensor has no dim %d", dim);
         return 0;
     }
+    if (th__wrap_dim(fn, dim, t->ndim, &d)) return 0;
     return t->strides[d];
+}
+
+/* A storage can be resized under its tensors: before touching elements, check the tensor still fits. */
+static int th__check_fits(const char *fn, const th_tensor *t)
+{
+    if (th__numel(t) == 0) return TH_OK;
+    int64_t lo = 0, hi = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        if (t->sizes[d] <= 1) continue;
+        int64_t span = (t->sizes[d] - 1) * t->strides[d]; /* checked against overflow when the view was made */
+        if (span > 0) hi += span; else lo += span;
+    }
+    int64_t avail = t->storage->nbytes / (int64_t)th__elsize(t);
+    if (t->offset + lo < 0 || t->offset + hi >= avail)
+        return th__fail(TH_ERR_RANGE, fn, "the tensor addresses elements %lld..%lld but its storage now holds %lld",
+                        (long long)(t->offset + lo), (long long)(t->offset + hi), (long long)avail);
+    return TH_OK;
 }
 
 /* The element offset (into the storage) of idx, with negative indices counting from the end. */
@@ -1405,6 +1430,9 @@ static int th__element_offset(const char *fn, const th_tensor *t, const int64_t 
                             (long long)idx[d], d, (long long)t->sizes[d]);
         off += i * t->strides[d];
     }
+    if (off >= t->storage->nbytes / (int64_t)th__elsize(t))
+        return th__fail(TH_ERR_RANGE, fn, "element %lld is past the end of the storage's %lld elements (was it resized?)",
+                        (long long)off, (long long)(t->storage->nbytes / (int64_t)th__elsize(t)));
     *out = off;
     return TH_OK;
 }
@@ -1432,7 +1460,7 @@ static int th__infer_size(const char *fn, int ndim, const int64_t *sizes, int64_
         return th__fail(TH_ERR_RANGE, fn, "ndim %d is outside 0..%d (TH_MAX_DIMS)", ndim, TH_MAX_DIMS);
     if (ndim > 0 && !sizes) return th__fail(TH_ERR_INVALID, fn, "NULL sizes for ndim %d", ndim);
     int infer = -1;
-    int64_t known = 1;
+    int64_t known = 1, nonzero = 1; /* nonzero: a zero size must not hide an overflowing shape */
     for (int d = 0; d < ndim; d++) {
         out[d] = sizes[d];
         if (sizes[d] == -1) {
@@ -1440,10 +1468,11 @@ static int th__infer_size(const char *fn, int ndim, const int64_t *sizes, int64_
             infer = d;
         } else if (sizes[d] < 0) {
             return th__fail(TH_ERR_INVALID, fn, "negative size %lld in dim %d", (long long)sizes[d], d);
-        } else if (sizes[d] > 0 && known > INT64_MAX / sizes[d]) {
-            return th__fail(TH_ERR_OVERFLOW, fn, "the element count of the sizes overflows int64");
+        } else if (sizes[d] > 0 && nonzero > INT64_MAX / sizes[d]) {
+            return th__fail(TH_ERR_OVERFLOW, fn, "the element count of the sizes overflows int64 at dim %d", d);
         } else {
             known *= sizes[d];
+            if (sizes[d] > 0) nonzero *= sizes[d];
         }
     }
     if (infer >= 0) {
@@ -1792,6 +1821,8 @@ static int th__iter_init(const char *fn, th__iter *it, int nops, const th_tensor
             return th__fail(TH_ERR_DEVICE, fn, "a tensor is on device type %d, which the host cannot touch",
                             (int)ops[op]->storage->device.type);
     }
+    for (int op = 0; op < nops; op++)
+        if (th__check_fits(fn, ops[op])) return th_last_status();
     const th_tensor *out = ops[0];
     const int nd = out->ndim;
     for (int op = 1; op < nops; op++) {
@@ -2072,8 +2103,9 @@ static int th__copy(const char *fn, th_tensor *dst, const th_tensor *src)
     th__convert_plan plan;
     plan.src = ks;
     plan.dst = kd;
-    /* Integers go through int64 even to floating dtypes, so int64 -> float32 rounds once, not twice. */
-    if (sk == TH_KIND_COMPLEX || dk == TH_KIND_COMPLEX)
+    /* Integers go through int64 even to floating and complex dtypes, so int64 -> float32 or complex64 rounds
+     * once, not twice. */
+    if (sk == TH_KIND_COMPLEX || (dk == TH_KIND_COMPLEX && sk == TH_KIND_FLOAT))
         plan.wide = TH__WIDE_C128;
     else if (sk == TH_KIND_FLOAT)
         plan.wide = TH__WIDE_F64;
@@ -2247,6 +2279,7 @@ static int th__print(const char *fn, FILE *f, const th_tensor *t)
     if (!th_device_is_host(t->storage->device))
         return th__fail(TH_ERR_DEVICE, fn, "the tensor is on device type %d, which the host cannot touch",
                         (int)t->storage->device.type);
+    if (th__check_fits(fn, t)) return th_last_status();
     th__printer p;
     memset(&p, 0, sizeof p);
     if (th__need_kernels(fn, t->dtype, &p.k)) return th_last_status();

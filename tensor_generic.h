@@ -335,6 +335,12 @@ static TH_NAME(tensor) *TH_PRIVATE(filled)(const char *fn, int ndim, const int64
 {
     th_tensor *t = th__tensor_empty(fn, TH_DT_ENUM, ndim, sizes);
     if (!t) return NULL;
+    if (!th_device_is_host(t->storage->device)) { /* the default allocator hands out device memory */
+        th_tensor_release(t);
+        th__fail(TH_ERR_DEVICE, fn, "the default allocator's memory is on device type %d, which the host cannot fill",
+                 (int)th_default_allocator(NULL)->device.type);
+        return NULL;
+    }
     char *p = (char *)th_tensor_data(t);
     int64_t strides[1] = {(int64_t)sizeof(real)};
     TH_PRIVATE(fill_row)(&p, strides, th__numel(t), &value);

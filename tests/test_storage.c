@@ -78,6 +78,20 @@ static void test_resize(void)
     CHECK_INT_EQ(th_i32_storage_size(s), 3);
     th_storage_release(s);
 
+    /* A storage shrunk under a live tensor: element access and loops refuse, never read past the end. */
+    int64_t four = 4;
+    th_f32_tensor *live = th_f32_ones(1, &four);
+    CHECK_INT_EQ(th_storage_resize(th_f32_storage(live), 8), TH_OK);
+    th_clear_error();
+    (void)th_f32_get(live, (int64_t[]){3});
+    CHECK_INT_EQ(th_last_status(), TH_ERR_RANGE);
+    CHECK(strstr(th_last_error(), "past the end of the storage's 2 elements") != NULL);
+    CHECK_FAILS(th_f32_fill(live, 0.0f), TH_ERR_RANGE, "th_f32_fill", "its storage now holds 2");
+    CHECK_FAILS(th_f32_print(stdout, live), TH_ERR_RANGE, "th_f32_print", "its storage now holds 2");
+    CHECK(th_f32_clone(live) == NULL && th_last_status() == TH_ERR_RANGE);
+    th_f32_release(live);
+    CHECK_INT_EQ(th_tensor_dtype(NULL), TH_DTYPE_INVALID);
+
     /* A tensor over a storage sees the storage grow. */
     int64_t n = 3;
     th_f64_tensor *t = th_f64_full(1, &n, 1.0);
