@@ -335,6 +335,7 @@ static void test_deleter_threads(void)
 int main(void)
 {
     test_begin();
+    printf("built against a DLPack %d.x header\n", TH_DLPACK_HEADER_MAJOR);
     test_import();
     test_bad_input();
     test_export();
