@@ -211,10 +211,13 @@ static inline real TH_PRIVATE(from_i64)(int64_t v)
     return th_float16_from_double(th__i64_to_f64_round_odd(v));
 #elif defined(TH_REAL_IS_BF16)
     return th_bfloat16_from_double(th__i64_to_f64_round_odd(v));
+#elif defined(TH_REAL_IS_F32)
+    /* Not (float)v: some targets (and valgrind) convert int64 -> float through double, rounding twice. */
+    return (float)th__i64_to_f64_round_odd(v);
 #elif defined(TH_REAL_IS_C64)
-    return th__c64_make((float)v, 0.0f);
+    return th__c64_make((float)th__i64_to_f64_round_odd(v), 0.0f);
 #else
-    return (real)v; /* float and double: the cast rounds once */
+    return (real)v; /* double: the cast rounds once */
 #endif
 }
 

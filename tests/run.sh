@@ -15,6 +15,10 @@ for tool in meson:meson ninja:ninja-build gcc:gcc g++:g++ clang:clang valgrind:v
     if [ "${what:0:1}" = / ]; then [ -e "$what" ]; else command -v "$what" >/dev/null 2>&1; fi ||
         need+=("${tool#*:}")
 done
+# The DLPack interop tests need Debian's python3 with its headers, NumPy 1.24 and PyTorch 1.13.
+[ -f /usr/include/python3.11/Python.h ] || need+=(python3-dev)
+/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
+/usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}"
     export DEBIAN_FRONTEND=noninteractive
@@ -59,7 +63,15 @@ run() {
 }
 
 mkdir -p "$out"
-CC=gcc CXX=g++ run gcc -Dwerror=true
+# NumPy >= 2.1 and JAX from PyPI in a venv, for a second run of the interop tests.
+venv_args=()
+if venv=$(bash tests/python/setup_venv.sh "$out/venv" 2>"$out/venv.log" | tail -n 1) && [ -x "$venv" ]; then
+    venv_args=("-Dinterop_venv=$venv")
+else
+    echo "venv: could not set up NumPy 2 and JAX (see $out/venv.log)"
+    failed=$((failed + 1))
+fi
+CC=gcc CXX=g++ run gcc -Dwerror=true "${venv_args[@]}"
 CC=clang CXX=clang++ run clang -Dwerror=true
 # DLPack against a 1.x header as well as Debian's 0.6: apache-tvm-ffi's wheel ships dlpack.h 1.3.
 dl1=$out/dlpack1-header
