@@ -2,7 +2,7 @@
  *
  * Whatever the fields, the import must not crash, leak, or skip the deleter: it returns a tensor (and the
  * deleter runs once when that tensor is released) or NULL (and the deleter has already run once). When the
- * imported tensor claims only memory inside our buffer, every element is read too (by printing it). */
+ * imported tensor claims only memory inside our buffer and is small, every element is read too (printed). */
 #define TH_IMPLEMENTATION
 #include "tensor.h"
 
@@ -98,7 +98,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     }
     if (p.deleted != 0) abort();
-    if (inside_buffer(got)) {
+    /* Only tensors that print quickly: a stride-0 tensor of 16 dims fits in the buffer yet prints 6^16 values. */
+    if (inside_buffer(got) && th_tensor_numel(got) <= 4096) {
         FILE *sink = fopen("/dev/null", "w");
         if (sink) {
             th_tensor_print(sink, got);
