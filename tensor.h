@@ -754,27 +754,42 @@ enum { TH__ALIGNMENT = 64 };
 
 static size_t th__round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
+/* Small blocks: malloc 64 bytes more and align by hand, keeping malloc's pointer just below the block.
+ * glibc's aligned_alloc skips its per-thread cache and costs 5x a malloc; small tensors are made often. */
+static void *th__cpu_alloc_small(size_t nbytes)
+{
+    char *raw = (char *)malloc(nbytes + TH__ALIGNMENT);
+    if (!raw) return NULL;
+    /* malloc aligns to at least 16, so there are 16..64 bytes below the aligned block for the pointer. */
+    char *block = (char *)(((uintptr_t)raw + TH__ALIGNMENT) & ~(uintptr_t)(TH__ALIGNMENT - 1));
+    memcpy(block - sizeof raw, &raw, sizeof raw);
+    return block;
+}
+
 static void *th__cpu_alloc(void *ctx, size_t nbytes)
 {
     (void)ctx;
     if (nbytes > SIZE_MAX - TH__HUGE_PAGE) return NULL;
+    if (nbytes < TH__HUGE_THRESHOLD) return th__cpu_alloc_small(nbytes);
+    size_t rounded = th__round_up(nbytes, TH__HUGE_PAGE);
+    void *p = aligned_alloc(TH__HUGE_PAGE, rounded);
 #ifdef TH__USE_HUGE_PAGES
-    if (nbytes >= TH__HUGE_THRESHOLD) {
-        size_t rounded = th__round_up(nbytes, TH__HUGE_PAGE);
-        void *p = aligned_alloc(TH__HUGE_PAGE, rounded);
-        /* Advice only: a kernel without transparent huge pages still hands out ordinary pages. */
-        if (p) (void)madvise(p, rounded, MADV_HUGEPAGE);
-        return p;
-    }
+    /* Advice only: a kernel without transparent huge pages still hands out ordinary pages. */
+    if (p) (void)madvise(p, rounded, MADV_HUGEPAGE);
 #endif
-    return aligned_alloc(TH__ALIGNMENT, th__round_up(nbytes, TH__ALIGNMENT));
+    return p;
 }
 
 static void th__cpu_free(void *ctx, void *ptr, size_t nbytes)
 {
     (void)ctx;
-    (void)nbytes;
-    free(ptr);
+    if (nbytes >= TH__HUGE_THRESHOLD) {
+        free(ptr);
+        return;
+    }
+    char *raw;
+    memcpy(&raw, (char *)ptr - sizeof raw, sizeof raw);
+    free(raw);
 }
 
 /* realloc is NULL: C's realloc would not keep the 64-byte (or 2 MiB) alignment. */
@@ -1015,7 +1030,11 @@ TH_API th_storage *th_storage_retain(th_storage *storage)
 TH_API void th_storage_release(th_storage *storage)
 {
     if (!storage) return;
-    if (atomic_fetch_sub_explicit(&storage->refcount, 1, memory_order_acq_rel) != 1) return;
+    /* A count of 1 seen by a holder means no other thread holds a reference, so none can race us: the
+     * common case (a temporary's storage) skips the locked decrement. */
+    if (atomic_load_explicit(&storage->refcount, memory_order_acquire) != 1 &&
+        atomic_fetch_sub_explicit(&storage->refcount, 1, memory_order_acq_rel) != 1)
+        return;
     if (storage->deleter)
         storage->deleter(storage->deleter_data, storage->deleter_ctx);
     else if (storage->allocator && storage->data)
@@ -1095,11 +1114,12 @@ static th_storage *th__storage_new_elems(const char *fn, th_dtype dtype, int64_t
         th__fail(TH_ERR_INVALID, fn, "negative size %lld", (long long)n);
         return NULL;
     }
-    if (n > INT64_MAX / (int64_t)es) {
+    int64_t nbytes;
+    if (__builtin_mul_overflow(n, (int64_t)es, &nbytes)) {
         th__fail(TH_ERR_OVERFLOW, fn, "%lld elements of %zu bytes overflow int64", (long long)n, es);
         return NULL;
     }
-    return th__storage_alloc(fn, n * (int64_t)es, allocator, ctx);
+    return th__storage_alloc(fn, nbytes, allocator, ctx);
 }
 
 static void *th__storage_host_data(const char *fn, const th_storage *s)
@@ -1143,10 +1163,8 @@ static int th__check_sizes(const char *fn, int ndim, const int64_t *sizes, int64
     }
     /* Overflow is checked on the nonzero sizes too: a zero-size tensor with an overflowing shape is a bug. */
     for (int d = 0; d < ndim; d++) {
-        int64_t s = sizes[d] ? sizes[d] : 1;
-        if (n > INT64_MAX / s)
+        if (__builtin_mul_overflow(n, sizes[d] ? sizes[d] : 1, &n))
             return th__fail(TH_ERR_OVERFLOW, fn, "the element count of the sizes overflows int64 at dim %d", d);
-        n *= s;
     }
     *numel = zero ? 0 : n;
     return TH_OK;
@@ -1233,7 +1251,10 @@ static th_tensor *th__tensor_empty(const char *fn, th_dtype dtype, int ndim, con
     int64_t strides[TH_MAX_DIMS];
     th__contiguous_strides(ndim, sizes, strides);
     th_tensor *t = th__tensor_make(fn, dtype, s, 0, ndim, sizes, strides);
-    th_storage_release(s);
+    if (t)
+        atomic_store_explicit(&s->refcount, 1, memory_order_relaxed); /* the tensor takes our reference over */
+    else
+        th_storage_release(s);
     return t;
 }
 
@@ -1335,7 +1356,9 @@ TH_API th_tensor *th_tensor_retain(th_tensor *t)
 TH_API void th_tensor_release(th_tensor *t)
 {
     if (!t) return;
-    if (atomic_fetch_sub_explicit(&t->refcount, 1, memory_order_acq_rel) != 1) return;
+    if (atomic_load_explicit(&t->refcount, memory_order_acquire) != 1 && /* see th_storage_release */
+        atomic_fetch_sub_explicit(&t->refcount, 1, memory_order_acq_rel) != 1)
+        return;
     th_storage_release(t->storage);
     free(t);
 }
@@ -1468,11 +1491,10 @@ static int th__infer_size(const char *fn, int ndim, const int64_t *sizes, int64_
             infer = d;
         } else if (sizes[d] < 0) {
             return th__fail(TH_ERR_INVALID, fn, "negative size %lld in dim %d", (long long)sizes[d], d);
-        } else if (sizes[d] > 0 && nonzero > INT64_MAX / sizes[d]) {
+        } else if (__builtin_mul_overflow(nonzero, sizes[d] ? sizes[d] : 1, &nonzero)) {
             return th__fail(TH_ERR_OVERFLOW, fn, "the element count of the sizes overflows int64 at dim %d", d);
         } else {
             known *= sizes[d];
-            if (sizes[d] > 0) nonzero *= sizes[d];
         }
     }
     if (infer >= 0) {
@@ -1527,7 +1549,9 @@ static th_tensor *th__view(const char *fn, const th_tensor *t, int ndim, const i
     TH__NEED(t, fn);
     int64_t new_sizes[TH_MAX_DIMS], new_strides[TH_MAX_DIMS];
     if (th__infer_size(fn, ndim, sizes, th__numel(t), new_sizes)) return NULL;
-    if (!th__view_strides(t->ndim, t->sizes, t->strides, ndim, new_sizes, new_strides)) {
+    if (th_tensor_is_contiguous(t))
+        th__contiguous_strides(ndim, new_sizes, new_strides);
+    else if (!th__view_strides(t->ndim, t->sizes, t->strides, ndim, new_sizes, new_strides)) {
         th__fail(TH_ERR_SHAPE, fn, "the tensor's strides do not allow this shape without a copy (use reshape or contiguous)");
         return NULL;
     }

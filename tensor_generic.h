@@ -243,32 +243,50 @@ static inline void TH_PRIVATE(store)(char *p, real x) { memcpy(p, &x, sizeof x);
 
 static TH__HOT void TH_PRIVATE(load_i64)(const char *src, int64_t stride, int64_t n, int64_t *out)
 {
-    for (int64_t i = 0; i < n; i++) out[i] = TH_PRIVATE(to_i64)(TH_PRIVATE(load)(src + i * stride));
+    if (stride == (int64_t)sizeof(real)) /* a constant stride: the compiler emits straight vector loads */
+        for (int64_t i = 0; i < n; i++) out[i] = TH_PRIVATE(to_i64)(TH_PRIVATE(load)(src + i * (int64_t)sizeof(real)));
+    else
+        for (int64_t i = 0; i < n; i++) out[i] = TH_PRIVATE(to_i64)(TH_PRIVATE(load)(src + i * stride));
 }
 
 static TH__HOT void TH_PRIVATE(load_f64)(const char *src, int64_t stride, int64_t n, double *out)
 {
-    for (int64_t i = 0; i < n; i++) out[i] = TH_PRIVATE(to_f64)(TH_PRIVATE(load)(src + i * stride));
+    if (stride == (int64_t)sizeof(real)) /* a constant stride: the compiler emits straight vector loads */
+        for (int64_t i = 0; i < n; i++) out[i] = TH_PRIVATE(to_f64)(TH_PRIVATE(load)(src + i * (int64_t)sizeof(real)));
+    else
+        for (int64_t i = 0; i < n; i++) out[i] = TH_PRIVATE(to_f64)(TH_PRIVATE(load)(src + i * stride));
 }
 
 static TH__HOT void TH_PRIVATE(load_c128)(const char *src, int64_t stride, int64_t n, th_complex128 *out)
 {
-    for (int64_t i = 0; i < n; i++) out[i] = TH_PRIVATE(to_c128)(TH_PRIVATE(load)(src + i * stride));
+    if (stride == (int64_t)sizeof(real)) /* a constant stride: the compiler emits straight vector loads */
+        for (int64_t i = 0; i < n; i++) out[i] = TH_PRIVATE(to_c128)(TH_PRIVATE(load)(src + i * (int64_t)sizeof(real)));
+    else
+        for (int64_t i = 0; i < n; i++) out[i] = TH_PRIVATE(to_c128)(TH_PRIVATE(load)(src + i * stride));
 }
 
 static TH__HOT void TH_PRIVATE(store_i64)(const int64_t *in, char *dst, int64_t stride, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++) TH_PRIVATE(store)(dst + i * stride, TH_PRIVATE(from_i64)(in[i]));
+    if (stride == (int64_t)sizeof(real))
+        for (int64_t i = 0; i < n; i++) TH_PRIVATE(store)(dst + i * (int64_t)sizeof(real), TH_PRIVATE(from_i64)(in[i]));
+    else
+        for (int64_t i = 0; i < n; i++) TH_PRIVATE(store)(dst + i * stride, TH_PRIVATE(from_i64)(in[i]));
 }
 
 static TH__HOT void TH_PRIVATE(store_f64)(const double *in, char *dst, int64_t stride, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++) TH_PRIVATE(store)(dst + i * stride, TH_PRIVATE(from_f64)(in[i]));
+    if (stride == (int64_t)sizeof(real))
+        for (int64_t i = 0; i < n; i++) TH_PRIVATE(store)(dst + i * (int64_t)sizeof(real), TH_PRIVATE(from_f64)(in[i]));
+    else
+        for (int64_t i = 0; i < n; i++) TH_PRIVATE(store)(dst + i * stride, TH_PRIVATE(from_f64)(in[i]));
 }
 
 static TH__HOT void TH_PRIVATE(store_c128)(const th_complex128 *in, char *dst, int64_t stride, int64_t n)
 {
-    for (int64_t i = 0; i < n; i++) TH_PRIVATE(store)(dst + i * stride, TH_PRIVATE(from_c128)(in[i]));
+    if (stride == (int64_t)sizeof(real))
+        for (int64_t i = 0; i < n; i++) TH_PRIVATE(store)(dst + i * (int64_t)sizeof(real), TH_PRIVATE(from_c128)(in[i]));
+    else
+        for (int64_t i = 0; i < n; i++) TH_PRIVATE(store)(dst + i * stride, TH_PRIVATE(from_c128)(in[i]));
 }
 
 static TH__HOT void TH_PRIVATE(fill_row)(char **data, const int64_t *strides, int64_t n, void *ctx)

@@ -1,0 +1,163 @@
+// bench_torch.cpp: libtorch's side of the benchmark, through the C++ API a C++ user would write, on one
+// thread. Prints "key best median unit" lines with the same keys and method as bench_th.c.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int64_t kSquare = 4096;
+constexpr int64_t kVecN = int64_t{16} << 20;
+// The same batching as bench_common.h's, for the same reasons.
+constexpr double kMinBatchNs = 2e6;
+constexpr double kWarmupNs = 50e6;
+constexpr int kSmallReps = 31;
+constexpr int kBigReps = 11;
+
+double now_ns()
+{
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+int reps(int full)
+{
+    const char *quick = std::getenv("BENCH_QUICK");
+    return quick && std::strcmp(quick, "1") == 0 ? 5 : full;
+}
+
+void report(const char *key, std::vector<double> samples, const char *unit)
+{
+    std::sort(samples.begin(), samples.end());
+    size_t n = samples.size();
+    double median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+    std::printf("%s %.3f %.3f %s\n", key, samples[0], median, unit);
+    std::fflush(stdout);
+}
+
+// Keeps the compiler from dropping work whose result is never looked at (see bench_common.h).
+void escape(const void *p)
+{
+    __asm__ volatile("" : : "r"(p) : "memory");
+}
+
+// The rows named on the command line, or all of them (run.sh runs one group of rows at a time).
+std::vector<std::string> wanted_keys;
+
+bool wanted(const char *key)
+{
+    return wanted_keys.empty() || std::find(wanted_keys.begin(), wanted_keys.end(), key) != wanted_keys.end();
+}
+
+// The op is inlined into the batch loop through the template, so the loop costs what bench_th.c's does.
+template <typename Op>
+void small(const char *key, Op op)
+{
+    if (!wanted(key)) return;
+    auto batch = [&](int64_t iters) {
+        for (int64_t i = 0; i < iters; i++) op();
+    };
+    int64_t iters = 100;
+    for (;;) {
+        double t0 = now_ns();
+        batch(iters);
+        if (now_ns() - t0 >= kMinBatchNs) break;
+        iters *= 2;
+    }
+    for (double t0 = now_ns(); now_ns() - t0 < kWarmupNs;) batch(iters);
+    std::vector<double> samples;
+    for (int r = 0; r < reps(kSmallReps); r++) {
+        double t0 = now_ns();
+        batch(iters);
+        samples.push_back((now_ns() - t0) / static_cast<double>(iters));
+    }
+    report(key, samples, "ns");
+}
+
+template <typename Op>
+void big(const char *key, Op op)
+{
+    if (!wanted(key)) return;
+    op();
+    op();
+    std::vector<double> samples;
+    for (int r = 0; r < reps(kBigReps); r++) {
+        double t0 = now_ns();
+        op();
+        samples.push_back((now_ns() - t0) / 1e6);
+    }
+    report(key, samples, "ms");
+}
+
+void check(bool ok, const char *what)
+{
+    if (!ok) {
+        std::fprintf(stderr, "bench_torch: check failed: %s\n", what);
+        std::exit(1);
+    }
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    wanted_keys.assign(argv + 1, argv + argc);
+    torch::set_num_threads(1);
+
+    torch::Tensor small_t = torch::arange(24, torch::kFloat32).view({4, 6});
+    torch::Tensor square = torch::arange(kSquare * kSquare, torch::kFloat32).view({kSquare, kSquare});
+    torch::Tensor vec = torch::arange(kVecN, torch::kFloat32).remainder(1000);
+
+    check(small_t.t()[5][3].item<float>() == 23.0f, "transpose");
+    check(small_t.narrow(0, 1, 2)[0][0].item<float>() == 6.0f, "narrow");
+    check(small_t.select(0, 1)[2].item<float>() == 8.0f, "select");
+    check(small_t.view({6, 4})[1][0].item<float>() == 4.0f, "view");
+    torch::Tensor c = square.t().contiguous();
+    check(c.is_contiguous() && c[7][3].item<float>() == static_cast<float>(3 * kSquare + 7), "contiguous");
+    check(vec.to(torch::kFloat64)[kVecN - 1].item<double>() == static_cast<double>((kVecN - 1) % 1000),
+          "convert");
+
+    small("create", [] {
+        torch::Tensor t = torch::empty({2, 3}, torch::kFloat32);
+        escape(t.unsafeGetTensorImpl());
+    });
+    small("view_transpose", [&] {
+        torch::Tensor v = small_t.transpose(0, 1);
+        escape(v.unsafeGetTensorImpl());
+    });
+    small("view_narrow", [&] {
+        torch::Tensor v = small_t.narrow(0, 1, 2);
+        escape(v.unsafeGetTensorImpl());
+    });
+    small("view_select", [&] {
+        torch::Tensor v = small_t.select(0, 1);
+        escape(v.unsafeGetTensorImpl());
+    });
+    small("view_view", [&] {
+        torch::Tensor v = small_t.view({6, 4});
+        escape(v.unsafeGetTensorImpl());
+    });
+
+    big("contiguous_t", [&] {
+        torch::Tensor r = square.t().contiguous();
+        escape(r.data_ptr());
+    });
+    big("clone", [&] {
+        torch::Tensor r = square.clone();
+        escape(r.data_ptr());
+    });
+    big("convert_f64", [&] {
+        torch::Tensor r = vec.to(torch::kFloat64);
+        escape(r.data_ptr());
+    });
+    big("ones", [] {
+        torch::Tensor r = torch::ones({kVecN});
+        escape(r.data_ptr());
+    });
+    return 0;
+}

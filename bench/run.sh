@@ -1,0 +1,273 @@
+#!/usr/bin/env bash
+# Builds the benchmarks and runs tensor.h, libtorch, NumPy and plain C side by side on one thread, then
+# prints one table. See bench/README.md. A peer that is missing or fails shows as n/a; the script exits 0
+# unless tensor.h's own benchmark cannot be built or run.
+#
+# Environment:
+#   BENCH_BUILD_DIR      where to build (default bench/build)
+#   BENCH_ROUNDS         how many times to run every peer, interleaved (default 3); per row the best of
+#                        all rounds is shown, so one noisy moment on a shared machine hurts no single peer
+#   BENCH_QUICK=1        5 repetitions instead of 31 or 11, one round, no libtorch compile timing: checks the
+#                        harness in seconds, numbers are rough
+#   BENCH_CPU            pin every peer to this CPU with taskset (default: no pinning)
+#   BENCH_TORCH_COMPILE  0 skips timing the libtorch include (about 20 s of compiling)
+#   CC, CXX              default gcc and g++
+#   BENCH_PYTHON         default /usr/bin/python3, the interpreter Debian's python3-numpy belongs to
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+build=${BENCH_BUILD_DIR:-$here/build}
+CC=${CC:-gcc}
+CXX=${CXX:-g++}
+PY=${BENCH_PYTHON:-/usr/bin/python3}
+quick=${BENCH_QUICK:-0}
+rounds=${BENCH_ROUNDS:-3}
+[ "$quick" = 1 ] && rounds=1
+torch_compile=${BENCH_TORCH_COMPILE:-1}
+[ "$quick" = 1 ] && torch_compile=0
+torch_inc=/usr/include/torch/csrc/api/include
+
+# One thread everywhere: libtorch also calls torch::set_num_threads(1) itself.
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+
+mkdir -p "$build" || exit 1
+results=$build/results.txt
+: >"$results"
+
+pin=()
+if [ -n "${BENCH_CPU:-}" ] && command -v taskset >/dev/null; then pin=(taskset -c "$BENCH_CPU"); fi
+
+say() { printf '%s\n' "$*" >&2; }
+
+# ---- build ----
+
+cflags=(-std=c11 -O2 -Wall -Wextra -Wpedantic -I"$root")
+say "building the C benchmarks ($CC ${cflags[*]})"
+"$CC" "${cflags[@]}" -c "$here/th_impl.c" -o "$build/th_impl.o" &&
+    "$CC" "${cflags[@]}" "$here/bench_th.c" "$build/th_impl.o" -lm -o "$build/bench_th" || {
+    say "error: tensor.h's benchmark does not build"
+    exit 1
+}
+have_limits=1
+"$CC" "${cflags[@]}" "$here/bench_limits.c" -o "$build/bench_limits" || have_limits=0
+
+# libtorch takes a minute to compile against: rebuild only when the source is newer than the binary.
+have_torch=0
+if [ -d "$torch_inc" ] && command -v "$CXX" >/dev/null; then
+    if [ "$build/bench_torch" -nt "$here/bench_torch.cpp" ]; then
+        have_torch=1
+    else
+        say "building the libtorch benchmark (about a minute)"
+        if "$CXX" -std=c++17 -O2 -Wall -Wextra -isystem "$torch_inc" "$here/bench_torch.cpp" \
+            -o "$build/bench_torch" -ltorch -ltorch_cpu -lc10 >"$build/torch_build.log" 2>&1; then
+            have_torch=1
+        else
+            say "libtorch benchmark did not build (see $build/torch_build.log): libtorch is n/a"
+        fi
+    fi
+else
+    say "no libtorch headers at $torch_inc or no $CXX: libtorch is n/a"
+fi
+
+have_numpy=0
+if "$PY" -c 'import numpy' 2>/dev/null; then have_numpy=1; else say "no numpy for $PY: NumPy is n/a"; fi
+
+# ---- compile time ----
+
+# Prints the best wall time in ms of n runs of the command, or fails if it fails.
+best_ms() {
+    local n=$1 best="" t0 t1 us
+    shift
+    for ((i = 0; i < n; i++)); do
+        t0=$(date +%s%N)
+        "$@" >/dev/null 2>&1 || return 1
+        t1=$(date +%s%N)
+        us=$(((t1 - t0) / 1000))
+        if [ -z "$best" ] || [ "$us" -lt "$best" ]; then best=$us; fi
+    done
+    awk -v us="$best" 'BEGIN { printf "%.3f", us / 1000 }'
+}
+
+say "timing compiles"
+tu_obj=$build/compile_tu.o
+# "peer key source runs": the floor is what plain C pays, the other two are tensor.h's. The small TUs take
+# tens of ms, where one busy moment doubles a time, so they get more runs.
+for spec in "c compile_floor compile_floor.c 7" "th compile_decl compile_decl.c 7" "th compile_impl th_impl.c 3"; do
+    read -r peer key src runs <<<"$spec"
+    ms=$(best_ms "$runs" "$CC" -std=c11 -O2 -I"$root" -c "$here/$src" -o "$tu_obj") &&
+        echo "1 $peer $key $ms $ms ms" >>"$results"
+done
+if [ "$have_torch" = 1 ] && [ "$torch_compile" = 1 ]; then
+    ms=$(best_ms 1 "$CXX" -std=c++17 -O2 -isystem "$torch_inc" -c "$here/compile_torch.cpp" -o "$tu_obj") &&
+        echo "1 torch compile_decl $ms $ms ms" >>"$results"
+fi
+rm -f "$tu_obj"
+
+# ---- run every peer, interleaved, BENCH_ROUNDS times ----
+
+# Appends "round peer key best median unit" lines; a peer that fails leaves its rows empty (n/a).
+run_peer() {
+    local round=$1 peer=$2
+    shift 2
+    local out
+    if out=$("${pin[@]}" "$@" 2>"$build/$peer.err"); then
+        printf '%s\n' "$out" | awk -v r="$round" -v p="$peer" 'NF == 4 { print r, p, $0 }' >>"$results"
+    else
+        say "$peer failed (see $build/$peer.err)"
+    fi
+}
+
+# Rows run a group at a time, every peer in turn, so the peers of one row are measured within seconds of
+# each other: on a shared machine the load changes from one minute to the next. "library keys|C keys".
+groups=(
+    "create view_transpose view_narrow view_select view_view|malloc_free_1 malloc_free_2"
+    "contiguous_t|transpose_malloc transpose_huge transpose_warm"
+    "clone|memcpy_malloc memcpy_huge memcpy_warm"
+    "convert_f64|convert_malloc convert_huge convert_warm"
+    "ones|ones_malloc ones_huge ones_warm"
+)
+peers=(th)
+[ "$have_limits" = 1 ] && peers+=(c)
+[ "$have_torch" = 1 ] && peers+=(torch)
+[ "$have_numpy" = 1 ] && peers+=(numpy)
+
+for ((round = 1; round <= rounds; round++)); do
+    say "round $round of $rounds"
+    for group in "${groups[@]}"; do
+        keys=${group%|*} c_keys=${group#*|}
+        # Each round starts with another peer, so none is always first after a change of group.
+        for ((i = 0; i < ${#peers[@]}; i++)); do
+            peer=${peers[(i + round - 1) % ${#peers[@]}]}
+            case $peer in
+            th) run_peer "$round" th "$build/bench_th" $keys ;;
+            c) run_peer "$round" c "$build/bench_limits" $c_keys ;;
+            torch) run_peer "$round" torch "$build/bench_torch" $keys ;;
+            numpy)
+                [ "$keys" = "${groups[0]%|*}" ] && keys="loop_overhead $keys"
+                run_peer "$round" numpy "$PY" "$here/bench_numpy.py" $keys
+                ;;
+            esac
+        done
+    done
+done
+
+# ---- the table ----
+
+# Per peer and key: the best over rounds, and the median of the rounds' medians.
+declare -A best median
+while read -r peer key b m; do
+    best[$peer:$key]=$b
+    median[$peer:$key]=$m
+done < <(awk '
+    { k = $2 " " $3; if (!(k in b) || $4 + 0 < b[k]) b[k] = $4 + 0; n[k]++; m[k, n[k]] = $5 + 0 }
+    END {
+        for (k in b) {
+            c = n[k]
+            for (i = 1; i <= c; i++) v[i] = m[k, i]
+            for (i = 2; i <= c; i++) for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+            med = c % 2 ? v[(c + 1) / 2] : (v[c / 2] + v[c / 2 + 1]) / 2
+            printf "%s %.3f %.3f\n", k, b[k], med
+        }
+    }' "$results")
+
+# The smaller of two values, either of which may be missing.
+min_of() { awk -v a="${1:-}" -v b="${2:-}" 'BEGIN { if (a == "") print b; else if (b == "" || a + 0 < b + 0) print a; else print b }'; }
+
+# The limit of a large op is the faster of plain malloc and huge pages (see README.md).
+best[c:transpose]=$(min_of "${best[c:transpose_malloc]:-}" "${best[c:transpose_huge]:-}")
+best[c:memcpy]=$(min_of "${best[c:memcpy_malloc]:-}" "${best[c:memcpy_huge]:-}")
+best[c:convert]=$(min_of "${best[c:convert_malloc]:-}" "${best[c:convert_huge]:-}")
+best[c:ones]=$(min_of "${best[c:ones_malloc]:-}" "${best[c:ones_huge]:-}")
+
+cell() { local v=${best[$1]:-}; if [ -n "$v" ]; then awk -v v="$v" 'BEGIN { printf(v < 100 ? "%.1f" : "%.0f", v) }'; else echo n/a; fi; }
+
+# row LABEL TH_KEY TORCH_KEY NUMPY_KEY LIMIT_KEY TARGET
+#   TARGET is abs:N (tensor.h at most N), peer:MAX:NAME:KEY (tensor.h / KEY at most MAX),
+#   ratio:KEY (tensor.h / KEY shown, no target) or none. KEY is peer:key.
+fmt='| %-40s | %9s | %9s | %9s | %13s | %-18s | %-11s |\n'
+row() {
+    local label=$1 th=$2 torch=$3 numpy=$4 limit=$5 target=$6
+    local ours=${best[th:$th]:-} ratio="-" met="no target"
+    case $target in
+    abs:*)
+        local goal=${target#abs:}
+        if [ -n "$ours" ]; then
+            ratio=$(awk -v a="$ours" -v g="$goal" 'BEGIN { printf "%.2fx of %g ns", a / g, g }')
+            met=$(awk -v a="$ours" -v g="$goal" 'BEGIN { print(a <= g ? "yes" : "NO") }')
+        fi
+        ;;
+    peer:*)
+        local spec=${target#peer:}
+        local max=${spec%%:*} rest=${spec#*:}
+        local name=${rest%%:*} key=${rest#*:}
+        local ref=${best[$key]:-}
+        if [ -n "$ours" ] && [ -n "$ref" ]; then
+            ratio=$(awk -v a="$ours" -v r="$ref" -v n="$name" 'BEGIN { printf "%.2fx %s", a / r, n }')
+            met=$(awk -v a="$ours" -v r="$ref" -v m="$max" 'BEGIN { print(a / r <= m ? "yes" : "NO") " (<=" m ")" }')
+        else
+            met="n/a"
+        fi
+        ;;
+    ratio:*)
+        local ref=${best[${target#ratio:}]:-}
+        if [ -n "$ours" ] && [ -n "$ref" ]; then
+            ratio=$(awk -v a="$ours" -v r="$ref" 'BEGIN { printf "%.2fx limit", a / r }')
+        fi
+        ;;
+    esac
+    printf "$fmt" "$label" "$(cell "th:$th")" "$(cell "torch:$torch")" "$(cell "numpy:$numpy")" \
+        "$(cell "c:$limit")" "$ratio" "$met"
+    local k b m
+    for k in "th:$th" "torch:$torch" "numpy:$numpy" "c:$limit" "c:${limit}_malloc" "c:${limit}_huge"; do
+        b=${best[$k]:-} m=${median[$k]:-}
+        if [ -n "$b" ] && [ -n "$m" ] && awk -v b="$b" -v m="$m" 'BEGIN { exit !(m > 1.25 * b) }'; then
+            noisy+=("${label% (*} (${k%%:*})")
+            return
+        fi
+    done
+}
+noisy=()
+
+rule() { printf '|%s|%s|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..42})" "$(printf -- '-%.0s' {1..11})" \
+    "$(printf -- '-%.0s' {1..11})" "$(printf -- '-%.0s' {1..11})" "$(printf -- '-%.0s' {1..15})" \
+    "$(printf -- '-%.0s' {1..20})" "$(printf -- '-%.0s' {1..13})"; }
+
+echo
+echo "tensor.h benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
+echo "cpu: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo) x $(getconf _NPROCESSORS_ONLN)   load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$("$CC" --version | head -1); flags -std=c11 -O2; THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo '?')"
+echo "peers: libtorch $([ "$have_torch" = 1 ] && echo yes || echo n/a), NumPy $([ "$have_numpy" = 1 ] && "$PY" -c 'import numpy; print(numpy.__version__)' || echo n/a); 1 thread; best of $rounds round(s) x $([ "$quick" = 1 ] && echo "5 reps" || echo "31 (small) or 11 (large) reps")"
+echo
+printf "$fmt" "operation" "tensor.h" "libtorch" "NumPy" "machine limit" "ratio vs target" "target met?"
+rule
+row "create+release 2x3 f32 (ns)" create create create malloc_free_2 abs:100
+row "view: transpose (ns)" view_transpose view_transpose view_transpose malloc_free_1 abs:40
+row "view: narrow (ns)" view_narrow view_narrow view_narrow malloc_free_1 abs:40
+row "view: select (ns)" view_select view_select view_select malloc_free_1 abs:40
+row "view: view/reshape (ns)" view_view view_view view_view malloc_free_1 abs:40
+row "contiguous(transpose 4096^2 f32) (ms)" contiguous_t contiguous_t contiguous_t transpose peer:1.2:tiled:c:transpose
+row "clone 4096^2 f32 vs memcpy 64 MiB (ms)" clone clone clone memcpy ratio:c:memcpy
+row "f32->f64 16M, new tensor (ms)" convert_f64 convert_f64 convert_f64 convert peer:1.0:NumPy:numpy:convert_f64
+row "ones 16M f32, alloc+fill+free (ms)" ones ones ones ones peer:1.0:NumPy:numpy:ones
+row "compile: declarations-only TU (ms)" compile_decl compile_decl - compile_floor none
+row "compile: implementation TU (ms)" compile_impl - - compile_floor none
+
+if [ ${#noisy[@]} -gt 0 ]; then
+    echo
+    printf 'noisy rows (a median > 1.25x its best: the machine was busy; compare with care): %s\n' "$(IFS=';'; echo "${noisy[*]}" | sed 's/;/; /g')"
+fi
+echo
+echo "machine limit: create = 2 malloc+free pairs, views = 1 pair (288 B header); large ops = plain C into"
+echo "fresh memory, the faster of malloc and 2 MiB-aligned madvise(MADV_HUGEPAGE); compile = empty TU."
+echo "libtorch compile = #include <torch/torch.h> with g++ -std=c++17 -O2 -c, one run."
+echo
+echo "all measurements (best / median of round medians):"
+for peer in th torch numpy c; do
+    keys=$(awk -v p="$peer" '$2 == p { print $3 }' "$results" | awk '!seen[$0]++')
+    for key in $keys; do
+        unit=$(awk -v p="$peer" -v k="$key" '$2 == p && $3 == k { print $6; exit }' "$results")
+        printf '  %-6s %-18s %10s %10s %s\n' "$peer" "$key" "${best[$peer:$key]}" "${median[$peer:$key]}" "$unit"
+    done
+done
+exit 0
