@@ -266,6 +266,14 @@ TH_API bool th_storage_is_resizable(const th_storage *storage);
  * DLPack tensors are read-only. Making a storage read-only cannot be undone. NULL is a no-op / false. */
 TH_API void th_storage_make_read_only(th_storage *storage);
 TH_API bool th_storage_is_read_only(const th_storage *storage);
+/* The allocator (and its context) the storage's memory came from; NULL for wrapped memory or NULL. */
+TH_API const th_allocator *th_storage_allocator(const th_storage *storage, void **ctx_out);
+/* Moves the storage's bytes, in place, into memory from allocator (and ctx): every tensor and view over the
+ * storage then sees the new memory, with the same contents. This is how a storage moves into shared memory.
+ * The old memory is freed through its allocator (or its deleter runs). Not safe while another thread uses the
+ * storage. Errors: NULL storage or allocator, device memory on either side, a read-only storage, the
+ * allocator failing (the storage is then unchanged). */
+TH_API int th_storage_move_to(th_storage *storage, const th_allocator *allocator, void *ctx);
 
 /* ==== th: dtype-erased tensors ============================================================= */
 
@@ -1103,6 +1111,46 @@ TH_API void th_storage_make_read_only(th_storage *storage)
 TH_API bool th_storage_is_read_only(const th_storage *storage)
 {
     return storage && (storage->flags & TH__STORAGE_READ_ONLY);
+}
+
+TH_API const th_allocator *th_storage_allocator(const th_storage *storage, void **ctx_out)
+{
+    if (ctx_out) *ctx_out = storage ? storage->allocator_ctx : NULL;
+    return storage ? storage->allocator : NULL;
+}
+
+TH_API int th_storage_move_to(th_storage *storage, const th_allocator *allocator, void *ctx)
+{
+    static const char fn[] = "th_storage_move_to";
+    if (!storage || !allocator) return th__fail(TH_ERR_INVALID, fn, "NULL %s", storage ? "allocator" : "storage");
+    if (!allocator->alloc || !allocator->free)
+        return th__fail(TH_ERR_INVALID, fn, "allocator '%s' has no alloc or free function",
+                        allocator->name ? allocator->name : "?");
+    if (!th_device_is_host(storage->device) || !th_device_is_host(allocator->device))
+        return th__fail(TH_ERR_DEVICE, fn, "moving memory between devices needs the device's copy, not the host's");
+    if (storage->flags & TH__STORAGE_READ_ONLY)
+        return th__fail(TH_ERR_READ_ONLY, fn, "the storage is read-only");
+    void *data = NULL;
+    if (storage->nbytes > 0) {
+        data = allocator->alloc(ctx, (size_t)storage->nbytes);
+        if (!data)
+            return th__fail(TH_ERR_NOMEM, fn, "allocator '%s' could not allocate %lld bytes",
+                            allocator->name ? allocator->name : "?", (long long)storage->nbytes);
+        memcpy(data, storage->data, (size_t)storage->nbytes);
+    }
+    if (storage->deleter)
+        storage->deleter(storage->deleter_data, storage->deleter_ctx);
+    else if (storage->allocator && storage->data)
+        storage->allocator->free(storage->allocator_ctx, storage->data, (size_t)storage->nbytes);
+    storage->data = data;
+    storage->device = allocator->device;
+    storage->allocator = allocator;
+    storage->allocator_ctx = ctx;
+    storage->deleter = NULL;
+    storage->deleter_data = NULL;
+    storage->deleter_ctx = NULL;
+    storage->flags |= TH__STORAGE_RESIZABLE; /* its memory is now an allocator's */
+    return TH_OK;
 }
 
 

@@ -242,6 +242,7 @@ static void test_read_only(void)
     CHECK_FAILS(th_tensor_copy(th_f32_base(t), th_f32_base(src)), TH_ERR_READ_ONLY, "th_tensor_copy", "read-only");
     CHECK_FAILS(th_f32_storage_fill(s, 2.0f), TH_ERR_READ_ONLY, "th_f32_storage_fill", "read-only");
     CHECK_FAILS(th_storage_resize(s, 64), TH_ERR_READ_ONLY, "th_storage_resize", "read-only");
+    CHECK_FAILS(th_storage_move_to(s, th_cpu_allocator(), NULL), TH_ERR_READ_ONLY, "th_storage_move_to", "read-only");
     CHECK(th_f32_get(t, (int64_t[]){3}) == 1.0f); /* reads still work, and copies out of it */
     CHECK_INT_EQ(th_f32_copy(src, t), TH_OK);
     CHECK(th_f32_get(src, (int64_t[]){3}) == 1.0f);
@@ -252,6 +253,41 @@ static void test_read_only(void)
     CHECK(!th_storage_is_read_only(NULL));
     th_f32_release(src);
     th_f32_release(t);
+}
+
+static void test_move_to(void)
+{
+    double buf[4] = {1, 2, 3, 4};
+    deleter_calls = 0;
+    int64_t n = 4;
+    th_f64_tensor *t = th_f64_from_blob(buf, 1, &n, NULL, count_deleter, &deleter_calls);
+    th_f64_tensor *v = th_f64_narrow(t, 0, 1, 2);
+    tagged_ctx ctx = {0, 0, 0};
+    CHECK(th_storage_allocator(th_f64_storage(t), NULL) == NULL); /* wrapped memory has none */
+    CHECK_INT_EQ(th_storage_move_to(th_f64_storage(t), &tagged_allocator, &ctx), TH_OK);
+    CHECK_INT_EQ(deleter_calls, 1); /* the blob went back to its owner */
+    CHECK_INT_EQ(ctx.allocs, 1);
+    CHECK(th_f64_data(t) != buf);
+    CHECK(th_f64_get(v, (int64_t[]){1}) == 3.0); /* the view sees the moved bytes */
+    th_f64_set(t, (int64_t[]){2}, 30.0);
+    CHECK(th_f64_get(v, (int64_t[]){1}) == 30.0);
+    void *got = NULL;
+    CHECK(th_storage_allocator(th_f64_storage(t), &got) == &tagged_allocator && got == &ctx);
+    CHECK(th_storage_is_resizable(th_f64_storage(t)));
+    th_counting_allocator *c = th_counting_allocator_new(NULL, NULL);
+    th_counting_allocator_fail_after(c, 1);
+    CHECK_FAILS(th_storage_move_to(th_f64_storage(t), th_counting_allocator_get(c), c), TH_ERR_NOMEM,
+                "th_storage_move_to", "could not allocate 32 bytes");
+    CHECK(th_f64_get(v, (int64_t[]){1}) == 30.0); /* unchanged on error */
+    th_counting_allocator_free(c);
+    CHECK_FAILS(th_storage_move_to(NULL, &tagged_allocator, NULL), TH_ERR_INVALID, "th_storage_move_to", "NULL storage");
+    CHECK_FAILS(th_storage_move_to(th_f64_storage(t), NULL, NULL), TH_ERR_INVALID, "th_storage_move_to", "NULL allocator");
+    th_allocator device = tagged_allocator;
+    device.device.type = TH_DEVICE_CUDA;
+    CHECK_FAILS(th_storage_move_to(th_f64_storage(t), &device, &ctx), TH_ERR_DEVICE, "th_storage_move_to", "device");
+    th_f64_release(v);
+    th_f64_release(t);
+    CHECK_INT_EQ(ctx.frees, 1);
 }
 
 int main(void)
@@ -265,5 +301,6 @@ int main(void)
     test_large_blocks();
     test_bad_storage_input();
     test_read_only();
+    test_move_to();
     return test_end("storage");
 }
