@@ -83,6 +83,7 @@ def main():
     small("view_narrow", "a[1:3]", env)
     small("view_select", "a[1]", env)
     small("view_view", "a.reshape(shape64)", env)
+    small("dlpack_roundtrip", "np.from_dlpack(a)", env)
 
     big("contiguous_t", lambda: np.ascontiguousarray(square.T))
     big("clone", lambda: square.copy())

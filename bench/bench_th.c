@@ -60,6 +60,16 @@ static void batch_view(int64_t iters)
     }
 }
 
+/* Export to DLPack and import back: no copy, one managed tensor and one wrapping storage per trip. */
+static void batch_dlpack(int64_t iters)
+{
+    for (int64_t i = 0; i < iters; i++) {
+        th_tensor *back = th_tensor_from_dlpack(th_f32_to_dlpack(small_t));
+        bench_escape(back);
+        th_tensor_release(back);
+    }
+}
+
 /* ---- large ops: each makes a new tensor and releases it, so every run faults in fresh memory ---- */
 
 static void op_contiguous_t(void)
@@ -148,6 +158,7 @@ static const bench_entry entries[] = {
     {"view_narrow", batch_narrow, NULL},
     {"view_select", batch_select, NULL},
     {"view_view", batch_view, NULL},
+    {"dlpack_roundtrip", batch_dlpack, NULL},
     {"contiguous_t", NULL, op_contiguous_t},
     {"clone", NULL, op_clone},
     {"convert_f64", NULL, op_convert},

@@ -1,6 +1,7 @@
 // bench_torch.cpp: libtorch's side of the benchmark, through the C++ API a C++ user would write, on one
 // thread. Prints "key best median unit" lines with the same keys and method as bench_th.c.
 #include <torch/torch.h>
+#include <ATen/DLConvertor.h>
 
 #include <algorithm>
 #include <chrono>
@@ -137,6 +138,10 @@ int main(int argc, char **argv)
     small("view_select", [&] {
         torch::Tensor v = small_t.select(0, 1);
         escape(v.unsafeGetTensorImpl());
+    });
+    small("dlpack_roundtrip", [&] {
+        torch::Tensor back = at::fromDLPack(at::toDLPack(small_t));
+        escape(back.unsafeGetTensorImpl());
     });
     small("view_view", [&] {
         torch::Tensor v = small_t.view({6, 4});

@@ -121,7 +121,7 @@ run_peer() {
 # Rows run a group at a time, every peer in turn, so the peers of one row are measured within seconds of
 # each other: on a shared machine the load changes from one minute to the next. "library keys|C keys".
 groups=(
-    "create view_transpose view_narrow view_select view_view|malloc_free_1 malloc_free_2"
+    "create view_transpose view_narrow view_select view_view dlpack_roundtrip|malloc_free_1 malloc_free_2"
     "contiguous_t|transpose_malloc transpose_huge transpose_warm"
     "clone|memcpy_malloc memcpy_huge memcpy_warm"
     "convert_f64|convert_malloc convert_huge convert_warm"
@@ -246,6 +246,7 @@ row "view: transpose (ns)" view_transpose view_transpose view_transpose malloc_f
 row "view: narrow (ns)" view_narrow view_narrow view_narrow malloc_free_1 abs:40
 row "view: select (ns)" view_select view_select view_select malloc_free_1 abs:40
 row "view: view/reshape (ns)" view_view view_view view_view malloc_free_1 abs:40
+row "DLPack export+import round trip (ns)" dlpack_roundtrip dlpack_roundtrip dlpack_roundtrip - none
 row "contiguous(transpose 4096^2 f32) (ms)" contiguous_t contiguous_t contiguous_t transpose peer:1.2:tiled:c:transpose
 row "clone 4096^2 f32 vs memcpy 64 MiB (ms)" clone clone clone memcpy ratio:c:memcpy
 row "f32->f64 16M, new tensor (ms)" convert_f64 convert_f64 convert_f64 convert peer:1.0:NumPy:numpy:convert_f64
