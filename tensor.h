@@ -172,8 +172,9 @@ typedef struct th_error_hook {
     void (*on_error)(th_status status, const char *message, void *ctx);
     void *ctx;
 } th_error_hook;
-/* Installs hook for the whole process (NULL removes it); the hook must outlive its installation.
- * Returns the previous one. */
+/* Installs hook for the whole process (NULL removes it) and returns the previous one. A thread that failed
+ * just before the swap may still be inside the old hook: keep a hook (and its ctx) alive as long as any
+ * thread that may have seen it can run. */
 TH_API const th_error_hook *th_set_error_hook(const th_error_hook *hook);
 
 /* ==== th: devices and allocators =========================================================== */
@@ -225,9 +226,11 @@ typedef struct th_alloc_stats {
 } th_alloc_stats;
 /* NULL inner means th_cpu_allocator(). Returns NULL on out of memory. */
 TH_API th_counting_allocator *th_counting_allocator_new(const th_allocator *inner, void *inner_ctx);
-/* Frees the counter itself (not the blocks it handed out). NULL is a no-op. */
+/* Frees the counter itself (not the blocks it handed out): release every storage it allocated first. NULL
+ * is a no-op. */
 TH_API void th_counting_allocator_free(th_counting_allocator *counter);
-/* The allocator to plug in; its context is the counter itself. */
+/* The allocator to plug in; its context is the counter itself. NULL for NULL; stats of NULL are zeros and
+ * fail_after(NULL, n) does nothing. */
 TH_API const th_allocator *th_counting_allocator_get(th_counting_allocator *counter);
 TH_API th_alloc_stats th_counting_allocator_stats(const th_counting_allocator *counter);
 /* From the n-th allocation counted from now on (1 = the next), every allocation fails; n <= 0 never. */
@@ -252,8 +255,10 @@ TH_API th_storage *th_storage_from_blob(void *data, int64_t nbytes, th_device de
 /* Both return the storage; NULL is a no-op. */
 TH_API th_storage *th_storage_retain(th_storage *storage);
 TH_API void th_storage_release(th_storage *storage);
-/* Resizes to nbytes, keeping the first min(old, new) bytes. TH_ERR_UNSUPPORTED for wrapped memory, an
- * error from the allocator otherwise; the storage is unchanged on error. */
+/* Resizes to nbytes, keeping the first min(old, new) bytes; the storage is unchanged on error. Errors:
+ * TH_ERR_INVALID (NULL, negative size), TH_ERR_READ_ONLY, TH_ERR_UNSUPPORTED (wrapped memory),
+ * TH_ERR_OVERFLOW (more than size_t), TH_ERR_DEVICE (device memory without the allocator's realloc),
+ * TH_ERR_NOMEM (the allocator failed). Tensors over a shrunk storage refuse element access afterwards. */
 TH_API int th_storage_resize(th_storage *storage, int64_t nbytes);
 /* 0 / a zero device / NULL for a NULL storage. */
 TH_API int64_t th_storage_nbytes(const th_storage *storage);
@@ -263,7 +268,8 @@ TH_API int64_t th_storage_refcount(const th_storage *storage);
 TH_API bool th_storage_is_resizable(const th_storage *storage);
 /* Read-only storage refuses every write the library makes (set, fill, copy into it, resize) with
  * TH_ERR_READ_ONLY; the pointers th_f32_data returns stay the caller's responsibility. Imports of read-only
- * DLPack tensors are read-only. Making a storage read-only cannot be undone. NULL is a no-op / false. */
+ * DLPack tensors are read-only. Making a storage read-only cannot be undone, and is not synchronised with
+ * other threads writing through the storage at the same moment. NULL is a no-op / false. */
 TH_API void th_storage_make_read_only(th_storage *storage);
 TH_API bool th_storage_is_read_only(const th_storage *storage);
 /* The allocator (and its context) the storage's memory came from; NULL for wrapped memory or NULL. */
@@ -1304,6 +1310,7 @@ static void th__headers_drain(void *cache)
 {
     th__header_cache *c = (th__header_cache *)cache;
     while (c->count > 0) free(c->items[--c->count]);
+    c->disabled = true; /* headers freed later in this thread's exit go straight to free */
 }
 
 static void th__headers_make_key(void) { th__headers_key_ok = tss_create(&th__headers_key, th__headers_drain) == thrd_success; }
@@ -1383,13 +1390,21 @@ static int th__check_in_storage(const char *fn, th_dtype dtype, const th_storage
                             (long long)offset, (long long)avail);
         return TH_OK;
     }
-    int64_t lo, hi;
+    int64_t lo = 0, hi = 0;
     if (th__extent(fn, ndim, sizes, strides, &lo, &hi)) return th_last_status();
     if (offset + lo < 0 || hi > avail - 1 - offset)
+    {
+        int64_t first, last;
+        if (__builtin_add_overflow(offset, lo, &first) || __builtin_add_overflow(offset, hi, &last))
+            return th__fail(TH_ERR_RANGE, fn,
+                            "offset %lld with these sizes and strides addresses elements beyond int64, outside the "
+                            "storage's %lld elements",
+                            (long long)offset, (long long)avail);
         return th__fail(TH_ERR_RANGE, fn,
                         "offset %lld with these sizes and strides addresses elements %lld..%lld, outside the "
                         "storage's %lld elements",
-                        (long long)offset, (long long)(offset + lo), (long long)(offset + hi), (long long)avail);
+                        (long long)offset, (long long)first, (long long)last, (long long)avail);
+    }
     return TH_OK;
 }
 
@@ -1417,8 +1432,11 @@ static int th__address_range(const char *fn, const char *first, int64_t lo, int6
                              int64_t *nbytes)
 {
     uintptr_t base = (uintptr_t)first;
-    if (hi - lo + 1 > INT64_MAX / es) return th__fail(TH_ERR_OVERFLOW, fn, "the tensor's byte size overflows int64");
-    uint64_t below = (uint64_t)(-lo) * (uint64_t)es, above = (uint64_t)(hi + 1) * (uint64_t)es;
+    /* Unsigned: lo <= 0 <= hi each fit int64, their difference need not. */
+    uint64_t span = (uint64_t)hi - (uint64_t)lo;
+    if (span >= (uint64_t)INT64_MAX / (uint64_t)es)
+        return th__fail(TH_ERR_OVERFLOW, fn, "the tensor's byte size overflows int64");
+    uint64_t below = (0u - (uint64_t)lo) * (uint64_t)es, above = ((uint64_t)hi + 1u) * (uint64_t)es;
     if (below > base || above > UINTPTR_MAX - base)
         return th__fail(TH_ERR_OVERFLOW, fn, "the sizes and strides address memory outside the address space");
     *start = (char *)(base - (uintptr_t)below);
@@ -1493,6 +1511,7 @@ TH_API void *th_tensor_data(const th_tensor *t)
 TH_API bool th_tensor_is_contiguous(const th_tensor *t)
 {
     if (!t) return false;
+    if (th__numel(t) == 0) return true;
     int64_t expected = 1;
     for (int d = t->ndim - 1; d >= 0; d--) {
         if (t->sizes[d] == 0) return true;
@@ -1782,9 +1801,18 @@ static th_tensor *th__unfold(const char *fn, const th_tensor *t, int dim, int64_
     memcpy(sizes, t->sizes, sizeof sizes);
     memcpy(strides, t->strides, sizeof strides);
     sizes[d] = (t->sizes[d] - size) / step + 1;
-    strides[d] = t->strides[d] * step;
+    if (__builtin_mul_overflow(t->strides[d], step, &strides[d])) {
+        if (sizes[d] > 1) {
+            th__fail(TH_ERR_OVERFLOW, fn, "stride %lld times step %lld overflows int64", (long long)t->strides[d],
+                     (long long)step);
+            return NULL;
+        }
+        strides[d] = t->strides[d]; /* a single window: its stride is never used */
+    }
     sizes[t->ndim] = size;
     strides[t->ndim] = t->strides[d];
+    int64_t numel;
+    if (th__check_sizes(fn, t->ndim + 1, sizes, &numel)) return NULL;
     return th__view_of(fn, t, t->offset, t->ndim + 1, sizes, strides);
 }
 
@@ -1819,8 +1847,10 @@ static th_tensor *th__unsqueeze(const char *fn, const th_tensor *t, int dim)
     int64_t sizes[TH_MAX_DIMS], strides[TH_MAX_DIMS];
     for (int d = 0, o = 0; d <= t->ndim; d++) {
         if (d == at) {
+            int64_t stride = 1; /* a size-1 dim's stride is never used: pick the contiguous one when it fits */
+            if (d < t->ndim && __builtin_mul_overflow(t->sizes[d], t->strides[d], &stride)) stride = 1;
             sizes[o] = 1;
-            strides[o++] = d < t->ndim ? t->sizes[d] * t->strides[d] : 1;
+            strides[o++] = stride;
         }
         if (d < t->ndim) {
             sizes[o] = t->sizes[d];
@@ -2214,17 +2244,15 @@ static int th__copy(const char *fn, th_tensor *dst, const th_tensor *src)
     int status = th__iter_init(fn, &it, 2, ops);
     if (status || it.numel == 0) return status;
     if (th__same_layout(dst, src)) return TH_OK;
-    if (th_tensor_numel(src) > 0) {
-        uintptr_t dlo, dhi, slo, shi;
-        th__byte_range(dst, &dlo, &dhi);
-        th__byte_range(src, &slo, &shi);
-        if (dlo < shi && slo < dhi) { /* src may change under the copy: copy it out first */
-            th_tensor *tmp = th__convert_new(fn, src->dtype, src);
-            if (!tmp) return th_last_status();
-            status = th__copy(fn, dst, tmp);
-            th_tensor_release(tmp);
-            return status;
-        }
+    uintptr_t dlo, dhi, slo, shi;
+    th__byte_range(dst, &dlo, &dhi);
+    th__byte_range(src, &slo, &shi);
+    if (dlo < shi && slo < dhi) { /* src may change under the copy: copy it out first */
+        th_tensor *tmp = th__convert_new(fn, src->dtype, src);
+        if (!tmp) return th_last_status();
+        status = th__copy(fn, dst, tmp);
+        th_tensor_release(tmp);
+        return status;
     }
     if (dst->dtype == src->dtype) {
         size_t es = th__elsize(dst);
@@ -2505,6 +2533,11 @@ static th__dl_export *th__dl_export_new(const char *fn, th_tensor *t, DLTensor *
 {
     if (!t) {
         th__fail(TH_ERR_INVALID, fn, "NULL tensor");
+        return NULL;
+    }
+    if (th__check_fits(fn, t)) return NULL;
+    if (!t->storage->data && th__numel(t) > 0) {
+        th__fail(TH_ERR_INVALID, fn, "the tensor has elements but its storage has no memory");
         return NULL;
     }
     th__dl_export *e = (th__dl_export *)calloc(1, sizeof *e);

@@ -234,9 +234,15 @@ static inline real TH_PRIVATE(from_c128)(th_complex128 v)
 
 static inline real TH_PRIVATE(load)(const char *p)
 {
+#if defined(TH_REAL_IS_BOOL)
+    uint8_t byte; /* storages are untyped: a bool byte other than 0 or 1 must not become an invalid _Bool */
+    memcpy(&byte, p, 1);
+    return byte != 0;
+#else
     real x;
     memcpy(&x, p, sizeof x); /* blobs may be unaligned */
     return x;
+#endif
 }
 
 static inline void TH_PRIVATE(store)(char *p, real x) { memcpy(p, &x, sizeof x); }

@@ -14,9 +14,9 @@
  *   dlpack_code  DLPack's type code (kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLComplex 5, kDLBool 6)
  *   bits         element width in bits, as DLPack counts it
  *
- * Adding a dtype: one line here, one block in generate/select.h (compile-time selection) and one
- * generator file generate/<sfx>.h that stamps TH_GENERIC_FILE for it; tests/test_names checks that the
- * three agree. */
+ * Adding a dtype: one line here, one block in generate/select.h (compile-time selection), one generator
+ * file generate/<sfx>.h that stamps TH_GENERIC_FILE for it, and its place in a family header (integer.h,
+ * floating.h, ...); tests/check_names.py checks that the four agree. */
 #ifndef TH_GENERATE_DTYPES_H
 #define TH_GENERATE_DTYPES_H
 

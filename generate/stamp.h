@@ -23,6 +23,11 @@
 
 #define TH__DT_NAME(prefix, verb) TH_DT_PASTE(prefix, _##verb)
 
+/* A user's own real or accreal macro is saved here and restored at the end. */
+#pragma push_macro("real")
+#pragma push_macro("accreal")
+#undef real
+#undef accreal
 #define real TH_DT_PASTE(th_, _elem)
 #define accreal TH_DT_PASTE(th_, _acc)
 #define TH_NAME(verb) TH__DT_NAME(th_, verb)
@@ -46,6 +51,8 @@
 
 #undef real
 #undef accreal
+#pragma pop_macro("real")
+#pragma pop_macro("accreal")
 #undef TH_NAME
 #undef TH_PRIVATE
 #undef TH__DT_NAME
