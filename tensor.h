@@ -166,6 +166,13 @@ TH_API th_status th_last_status(void);
 TH_API void th_clear_error(void);
 /* "TH_ERR_RANGE" and so on; "TH_ERR_?" for an unknown value. */
 TH_API const char *th_status_name(th_status status);
+/* Records an error as the library does ("fn: message", the hook called) and returns status: for companions
+ * (shm/, cuda/) and extensions built on tensor.h, so their errors reach th_last_error too. */
+TH_API int th_set_error(th_status status, const char *fn, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 
 /* Called, on the thread that hit it, for every error the library records. */
 typedef struct th_error_hook {
@@ -561,21 +568,36 @@ TH_API const th_error_hook *th_set_error_hook(const th_error_hook *hook)
     return atomic_exchange(&th__error_hook, hook);
 }
 
+static int th__fail_v(th_status status, const char *fn, const char *fmt, va_list ap)
+{
+    int n = snprintf(th__error_message, sizeof th__error_message, "%s: ", fn ? fn : "?");
+    if (n < 0 || (size_t)n >= sizeof th__error_message) n = 0;
+    vsnprintf(th__error_message + n, sizeof th__error_message - (size_t)n, fmt, ap);
+    th__error_status = status;
+    const th_error_hook *hook = atomic_load(&th__error_hook);
+    if (hook && hook->on_error) hook->on_error(status, th__error_message, hook->ctx);
+    return status;
+}
+
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
 static int th__fail(th_status status, const char *fn, const char *fmt, ...)
 {
-    int n = snprintf(th__error_message, sizeof th__error_message, "%s: ", fn);
-    if (n < 0 || (size_t)n >= sizeof th__error_message) n = 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(th__error_message + n, sizeof th__error_message - (size_t)n, fmt, ap);
+    int r = th__fail_v(status, fn, fmt, ap);
     va_end(ap);
-    th__error_status = status;
-    const th_error_hook *hook = atomic_load(&th__error_hook);
-    if (hook && hook->on_error) hook->on_error(status, th__error_message, hook->ctx);
-    return status;
+    return r;
+}
+
+TH_API int th_set_error(th_status status, const char *fn, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int r = th__fail_v(status, fn, fmt ? fmt : "", ap);
+    va_end(ap);
+    return r;
 }
 
 /* ---- th__ float16 and bfloat16 ----------------------------------------------------------- */

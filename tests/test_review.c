@@ -104,6 +104,28 @@ static void test_thread_exit(void)
     th_set_default_allocator(th_counting_allocator_get(check_counter), check_counter);
 }
 
+static int hook_calls;
+static void count_hook(th_status status, const char *message, void *ctx)
+{
+    (void)message;
+    (void)ctx;
+    if (status == TH_ERR_IO) hook_calls++;
+}
+
+static void test_set_error(void)
+{
+    /* Companions record their errors the library's way. */
+    static const th_error_hook hook = {count_hook, NULL};
+    const th_error_hook *old = th_set_error_hook(&hook);
+    th_clear_error();
+    CHECK_INT_EQ(th_set_error(TH_ERR_IO, "my_companion_fn", "disk %d is gone", 3), TH_ERR_IO);
+    CHECK(strcmp(th_last_error(), "my_companion_fn: disk 3 is gone") == 0);
+    CHECK_INT_EQ(th_last_status(), TH_ERR_IO);
+    CHECK_INT_EQ(hook_calls, 1);
+    th_set_error_hook(old);
+    th_clear_error();
+}
+
 int main(void)
 {
     test_begin();
@@ -112,5 +134,6 @@ int main(void)
     test_contiguity_of_empty();
     test_export_of_shrunk_storage();
     test_thread_exit();
+    test_set_error();
     return test_end("review");
 }
