@@ -2437,7 +2437,8 @@ static void th__print_dim(th__printer *p, int dim, const char *ptr, int indent)
         return;
     }
     int64_t size = t->sizes[dim];
-    int64_t step = t->strides[dim] * (int64_t)th__elsize(t);
+    /* The stride of a size-1 dim may be anything (DLPack imports keep it): never multiply it. */
+    int64_t step = size > 1 ? t->strides[dim] * (int64_t)th__elsize(t) : 0;
     bool cut = p->summarise && size > 2 * TH__PRINT_EDGE;
     bool last = dim == t->ndim - 1;
     if (!p->measuring) fputc('[', p->f);

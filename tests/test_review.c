@@ -42,6 +42,21 @@ static void test_overflowing_geometry(void)
     th_f32_release(t);
 }
 
+static void test_print_size_one_huge_stride(void)
+{
+    /* A size-1 dim's stride may be anything (DLPack keeps what the producer says); printing never uses it. */
+    static double buf[2] = {1.5, 2.5};
+    th_f64_tensor *t = th_f64_from_blob(buf, 2, (int64_t[]){1, 2}, (int64_t[]){INT64_MAX / 2, 1}, NULL, NULL);
+    CHECK(t != NULL);
+    FILE *f = tmpfile();
+    CHECK_INT_EQ(th_f64_print(f, t), TH_OK);
+    char text[64] = {0};
+    rewind(f);
+    CHECK(fread(text, 1, sizeof text - 1, f) > 0 && strstr(text, "[[1.5000, 2.5000]]") != NULL);
+    fclose(f);
+    th_f64_release(t);
+}
+
 static void test_bool_bytes(void)
 {
     /* A storage is untyped: a bool view of bytes other than 0 and 1 reads them as true. */
@@ -131,6 +146,7 @@ int main(void)
     test_begin();
     test_overflowing_geometry();
     test_bool_bytes();
+    test_print_size_one_huge_stride();
     test_contiguity_of_empty();
     test_export_of_shrunk_storage();
     test_thread_exit();
