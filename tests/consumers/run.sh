@@ -49,7 +49,7 @@ copy_library() {
     local dest=$1 what=$2 f
     local -a paths=(tensor.h tensor_generic.h generate)
     if [[ $what == project ]]; then
-        paths+=(meson.build meson_options.txt tests docs LICENSE)
+        paths+=(meson.build meson_options.txt tests docs shm LICENSE)
     fi
     mkdir -p "$dest"
     if git -C "$src" rev-parse --show-toplevel >/dev/null 2>&1 &&
@@ -163,7 +163,8 @@ pc_dir_file=$work/pc_dir
 way_install() {
     local lib=$work/install/src build=$work/install/build
     copy_library "$lib" project
-    meson setup "$build" "$lib" --prefix="$prefix" -Dtests=disabled
+    # The header-only library alone: the shm/ companion (a static library and th-shm-manager) is off here.
+    meson setup "$build" "$lib" --prefix="$prefix" -Dtests=disabled -Dshm=disabled
     meson install -C "$build"
 
     # tensor.pc lies wherever meson puts libdir (lib/, lib64/, lib/<triplet>/); there must be one.
