@@ -1008,6 +1008,15 @@ static th_storage *th__storage_alloc(const char *fn, int64_t nbytes, const th_al
     return s;
 }
 
+/* Hands the memory back: the wrapped memory's deleter, or the allocator that made it. */
+static void th__storage_free_memory(th_storage *storage)
+{
+    if (storage->deleter)
+        storage->deleter(storage->deleter_data, storage->deleter_ctx);
+    else if (storage->allocator && storage->data)
+        storage->allocator->free(storage->allocator_ctx, storage->data, (size_t)storage->nbytes);
+}
+
 static int th__check_writable(const char *fn, const th_storage *storage)
 {
     if (storage->flags & TH__STORAGE_READ_ONLY)
@@ -1071,10 +1080,7 @@ TH_API void th_storage_release(th_storage *storage)
     if (atomic_load_explicit(&storage->refcount, memory_order_acquire) != 1 &&
         atomic_fetch_sub_explicit(&storage->refcount, 1, memory_order_acq_rel) != 1)
         return;
-    if (storage->deleter)
-        storage->deleter(storage->deleter_data, storage->deleter_ctx);
-    else if (storage->allocator && storage->data)
-        storage->allocator->free(storage->allocator_ctx, storage->data, (size_t)storage->nbytes);
+    th__storage_free_memory(storage);
     free(storage);
 }
 
@@ -1166,10 +1172,7 @@ TH_API int th_storage_move_to(th_storage *storage, const th_allocator *allocator
                             allocator->name ? allocator->name : "?", (long long)storage->nbytes);
         memcpy(data, storage->data, (size_t)storage->nbytes);
     }
-    if (storage->deleter)
-        storage->deleter(storage->deleter_data, storage->deleter_ctx);
-    else if (storage->allocator && storage->data)
-        storage->allocator->free(storage->allocator_ctx, storage->data, (size_t)storage->nbytes);
+    th__storage_free_memory(storage);
     storage->data = data;
     storage->device = allocator->device;
     storage->allocator = allocator;
