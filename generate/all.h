@@ -1,4 +1,5 @@
-/* generate/all.h: stamps TH_GENERIC_FILE for every dtype. */
+/* generate/all.h: stamps TH_GENERIC_FILE for every dtype (bool integer floating complex).
+ * Written by generate/update.py from generate/dtypes.h: edit those, not this. */
 #ifndef TH__GENERATING_MANY
 #define TH__GENERATING_MANY
 #define TH__GENERATING_MANY_OWNER_ALL

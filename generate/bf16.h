@@ -1,4 +1,5 @@
-/* generate/bf16.h: stamps TH_GENERIC_FILE for bf16 (when selected; see generate/select.h). */
+/* generate/bf16.h: stamps TH_GENERIC_FILE for bf16 (when selected; see generate/select.h).
+ * Written by generate/update.py from generate/dtypes.h: edit those, not this. */
 #include "select.h"
 #ifdef TH_HAS_BF16
 #define TH_DT_PASTE(a, b) a##bf16##b /* pastes without expanding the suffix (bool is a macro) */

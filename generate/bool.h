@@ -1,4 +1,5 @@
-/* generate/bool.h: stamps TH_GENERIC_FILE for bool (when selected; see generate/select.h). */
+/* generate/bool.h: stamps TH_GENERIC_FILE for bool (when selected; see generate/select.h).
+ * Written by generate/update.py from generate/dtypes.h: edit those, not this. */
 #include "select.h"
 #ifdef TH_HAS_BOOL
 #define TH_DT_PASTE(a, b) a##bool##b /* pastes without expanding the suffix (bool is a macro) */

@@ -1,4 +1,5 @@
-/* generate/c64.h: stamps TH_GENERIC_FILE for c64 (when selected; see generate/select.h). */
+/* generate/c64.h: stamps TH_GENERIC_FILE for c64 (when selected; see generate/select.h).
+ * Written by generate/update.py from generate/dtypes.h: edit those, not this. */
 #include "select.h"
 #ifdef TH_HAS_C64
 #define TH_DT_PASTE(a, b) a##c64##b /* pastes without expanding the suffix (bool is a macro) */

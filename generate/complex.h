@@ -1,4 +1,5 @@
-/* generate/complex.h: stamps TH_GENERIC_FILE for the complex dtypes (c64 c128). */
+/* generate/complex.h: stamps TH_GENERIC_FILE for the complex dtypes (c64 c128).
+ * Written by generate/update.py from generate/dtypes.h: edit those, not this. */
 #ifndef TH__GENERATING_MANY
 #define TH__GENERATING_MANY
 #define TH__GENERATING_MANY_OWNER_COMPLEX

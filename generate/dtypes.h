@@ -14,9 +14,10 @@
  *   dlpack_code  DLPack's type code (kDLInt 0, kDLUInt 1, kDLFloat 2, kDLBfloat 4, kDLComplex 5, kDLBool 6)
  *   bits         element width in bits, as DLPack counts it
  *
- * Adding a dtype: one line here, one block in generate/select.h (compile-time selection), one generator
- * file generate/<sfx>.h that stamps TH_GENERIC_FILE for it, and its place in a family header (integer.h,
- * floating.h, ...); tests/check_names.py checks that the four agree. */
+ * Adding a dtype: one line here, then `python3 generate/update.py`, which writes its generator file
+ * generate/<sfx>.h, its place in the family headers, its block in select.h and the install list
+ * (generate/meson.build); tests/check_names.py fails while any of them is stale. A dtype of a new kind also
+ * needs its conversions in tensor_generic.h (to_f64, from_i64, ...). */
 #ifndef TH_GENERATE_DTYPES_H
 #define TH_GENERATE_DTYPES_H
 

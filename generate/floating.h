@@ -1,4 +1,5 @@
-/* generate/floating.h: stamps TH_GENERIC_FILE for the floating dtypes (f16 bf16 f32 f64). */
+/* generate/floating.h: stamps TH_GENERIC_FILE for the floating dtypes (f16 bf16 f32 f64).
+ * Written by generate/update.py from generate/dtypes.h: edit those, not this. */
 #ifndef TH__GENERATING_MANY
 #define TH__GENERATING_MANY
 #define TH__GENERATING_MANY_OWNER_FLOATING

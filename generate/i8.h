@@ -1,4 +1,5 @@
-/* generate/i8.h: stamps TH_GENERIC_FILE for i8 (when selected; see generate/select.h). */
+/* generate/i8.h: stamps TH_GENERIC_FILE for i8 (when selected; see generate/select.h).
+ * Written by generate/update.py from generate/dtypes.h: edit those, not this. */
 #include "select.h"
 #ifdef TH_HAS_I8
 #define TH_DT_PASTE(a, b) a##i8##b /* pastes without expanding the suffix (bool is a macro) */

@@ -1,4 +1,5 @@
-/* generate/integer.h: stamps TH_GENERIC_FILE for the integer dtypes (u8 i8 i16 i32 i64). */
+/* generate/integer.h: stamps TH_GENERIC_FILE for the integer dtypes (u8 i8 i16 i32 i64).
+ * Written by generate/update.py from generate/dtypes.h: edit those, not this. */
 #ifndef TH__GENERATING_MANY
 #define TH__GENERATING_MANY
 #define TH__GENERATING_MANY_OWNER_INTEGER

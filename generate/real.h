@@ -1,4 +1,5 @@
-/* generate/real.h: stamps TH_GENERIC_FILE for every dtype but complex (bool, the integers, the floating dtypes): the ones with an order. */
+/* generate/real.h: stamps TH_GENERIC_FILE for every dtype but complex: the ones with an order (bool integer floating).
+ * Written by generate/update.py from generate/dtypes.h: edit those, not this. */
 #ifndef TH__GENERATING_MANY
 #define TH__GENERATING_MANY
 #define TH__GENERATING_MANY_OWNER_REAL

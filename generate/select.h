@@ -1,4 +1,5 @@
 /* generate/select.h: which dtypes this translation unit stamps.
+ * Written by generate/update.py from generate/dtypes.h: edit those, not this.
  *
  * By default every dtype. To stamp a subset, define TH_SELECT_DTYPES and one TH_WANT_<ENUM> per dtype
  * before including tensor.h:
@@ -13,11 +14,7 @@
 #ifndef TH_GENERATE_SELECT_H
 #define TH_GENERATE_SELECT_H
 
-#if defined(TH_SELECT_DTYPES) && !defined(TH_WANT_BOOL) && !defined(TH_WANT_U8) && \
-    !defined(TH_WANT_I8) && !defined(TH_WANT_I16) && !defined(TH_WANT_I32) &&        \
-    !defined(TH_WANT_I64) && !defined(TH_WANT_F16) && !defined(TH_WANT_BF16) &&      \
-    !defined(TH_WANT_F32) && !defined(TH_WANT_F64) && !defined(TH_WANT_C64) &&       \
-    !defined(TH_WANT_C128)
+#if defined(TH_SELECT_DTYPES) && !defined(TH_WANT_BOOL) && !defined(TH_WANT_U8) && !defined(TH_WANT_I8) && !defined(TH_WANT_I16) && !defined(TH_WANT_I32) && !defined(TH_WANT_I64) && !defined(TH_WANT_F16) && !defined(TH_WANT_BF16) && !defined(TH_WANT_F32) && !defined(TH_WANT_F64) && !defined(TH_WANT_C64) && !defined(TH_WANT_C128)
 #error "TH_SELECT_DTYPES is defined but no TH_WANT_<DTYPE> is: define e.g. TH_WANT_F32 before including tensor.h"
 #endif
 

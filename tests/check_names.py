@@ -113,6 +113,10 @@ def main():
               (path, len(functions), len(types), len(constants), len(macros)))
         return 0
     problems = check_dtype_list(root, functions)
+    update = subprocess.run([sys.executable, os.path.join(root, 'generate', 'update.py'), '--check'],
+                            capture_output=True, text=True)
+    if update.returncode != 0:
+        problems.append(update.stdout.strip() or update.stderr.strip())
     for clash in sorted((functions & types) | (macros & (functions | types))):
         problems.append('%s names both a type and a function (or macro)' % clash)
     have = open(path).read() if os.path.exists(path) else ''
