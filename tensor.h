@@ -1578,15 +1578,25 @@ static int64_t th__stride(const char *fn, const th_tensor *t, int dim)
 }
 
 /* A storage can be resized under its tensors: before touching elements, check the tensor still fits. */
+/* The lowest and highest element offset a tensor addresses, relative to its first element. Every tensor's
+ * span was checked against overflow (th__extent) when it was made, so plain arithmetic is safe here. */
+static void th__span(const th_tensor *t, int64_t *lo, int64_t *hi)
+{
+    int64_t l = 0, h = 0;
+    for (int d = 0; d < t->ndim; d++) {
+        if (t->sizes[d] <= 1) continue;
+        int64_t span = (t->sizes[d] - 1) * t->strides[d];
+        if (span > 0) h += span; else l += span;
+    }
+    *lo = l;
+    *hi = h;
+}
+
 static int th__check_fits(const char *fn, const th_tensor *t)
 {
     if (th__numel(t) == 0) return TH_OK;
-    int64_t lo = 0, hi = 0;
-    for (int d = 0; d < t->ndim; d++) {
-        if (t->sizes[d] <= 1) continue;
-        int64_t span = (t->sizes[d] - 1) * t->strides[d]; /* checked against overflow when the view was made */
-        if (span > 0) hi += span; else lo += span;
-    }
+    int64_t lo, hi;
+    th__span(t, &lo, &hi);
     int64_t avail = t->storage->nbytes / (int64_t)th__elsize(t);
     if (t->offset + lo < 0 || t->offset + hi >= avail)
         return th__fail(TH_ERR_RANGE, fn, "the tensor addresses elements %lld..%lld but its storage now holds %lld",
@@ -2232,12 +2242,8 @@ static TH__HOT void th__convert_row(char **data, const int64_t *strides, int64_t
 /* The byte range [lo, hi) a tensor's elements occupy. */
 static void th__byte_range(const th_tensor *t, uintptr_t *lo, uintptr_t *hi)
 {
-    int64_t l = 0, h = 0;
-    for (int d = 0; d < t->ndim; d++) {
-        if (t->sizes[d] <= 1) continue;
-        int64_t span = (t->sizes[d] - 1) * t->strides[d];
-        if (span > 0) h += span; else l += span;
-    }
+    int64_t l, h;
+    th__span(t, &l, &h);
     int64_t es = (int64_t)th__elsize(t);
     uintptr_t base = (uintptr_t)th_tensor_data(t);
     *lo = base + (uintptr_t)(l * es);
