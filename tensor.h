@@ -318,6 +318,16 @@ TH_API int th_tensor_copy(th_tensor *dst, const th_tensor *src);
  * summarised with "...". Returns 0, or a negative status (NULL arguments, device memory, a write error). */
 TH_API int th_tensor_print(FILE *f, const th_tensor *t);
 
+/* ==== th: threads ========================================================================== */
+
+/* Built with OpenMP (-fopenmp; the Meson option openmp), ops split loops of more than 64K elements across
+ * threads. Results do not depend on the thread count except where floating-point sums are split: those
+ * are deterministic for a given count. th_set_num_threads sets the count for ops started from the calling
+ * thread (it is OpenMP's per-thread setting); n < 1 counts as 1. Without OpenMP both are no-ops and the
+ * count is 1. */
+TH_API void th_set_num_threads(int n);
+TH_API int th_get_num_threads(void);
+
 /* ==== th: DLPack =========================================================================== */
 
 /* DLPack is how tensors cross into other frameworks (NumPy, PyTorch, JAX) without a copy. It needs
@@ -497,6 +507,9 @@ TH_FOREACH_DTYPE(TH__X)
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #if defined(__linux__) && !defined(TH_NO_HUGE_PAGES)
 #include <sys/mman.h>
 #ifndef MADV_HUGEPAGE
@@ -2113,6 +2126,230 @@ static void th__iter_for_each(const th__iter *it, th__row_fn row, void *ctx)
         }
         if (d >= it->ndim) return;
     }
+}
+
+/* Rows of the elements begin..end-1 (in the engine's order), so a range can go to one thread. A row may be
+ * cut short at either end of the range. */
+TH__MAYBE_UNUSED static void th__iter_for_range(const th__iter *it, int64_t begin, int64_t end, th__row_fn row, void *ctx)
+{
+    if (begin >= end) return;
+    char *ptrs[TH__ITER_MAX_OPS];
+    int64_t inner[TH__ITER_MAX_OPS];
+    int64_t idx[TH_MAX_DIMS] = {0};
+    int64_t rest = begin;
+    for (int d = 0; d < it->ndim; d++) {
+        idx[d] = rest % it->shape[d];
+        rest /= it->shape[d];
+    }
+    for (int op = 0; op < it->nops; op++) {
+        ptrs[op] = it->data[op];
+        inner[op] = it->strides[op][0];
+        for (int d = 0; d < it->ndim; d++) ptrs[op] += idx[d] * it->strides[op][d];
+    }
+    int64_t left = end - begin;
+    for (;;) {
+        int64_t n = it->shape[0] - idx[0];
+        if (n > left) n = left;
+        row(ptrs, inner, n, ctx);
+        left -= n;
+        if (left == 0) return;
+        for (int op = 0; op < it->nops; op++) ptrs[op] -= idx[0] * it->strides[op][0];
+        idx[0] = 0;
+        for (int d = 1; d < it->ndim; d++) {
+            for (int op = 0; op < it->nops; op++) ptrs[op] += it->strides[op][d];
+            if (++idx[d] < it->shape[d]) break;
+            for (int op = 0; op < it->nops; op++) ptrs[op] -= it->strides[op][d] * it->shape[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* ---- th__ threads ------------------------------------------------------------------------ */
+
+/* Below this many elements of work a loop stays on the calling thread: starting a team costs a few
+ * microseconds, about what 32K elements of a cheap elementwise op take. */
+enum { TH__GRAIN = 32768 };
+
+/* How many threads a loop of work elements should use: 1 inside another parallel region or below the
+ * grain, else up to OpenMP's limit for this thread (th_set_num_threads). */
+TH__MAYBE_UNUSED static int th__threads_for(int64_t work)
+{
+#ifdef _OPENMP
+    if (work < 2 * (int64_t)TH__GRAIN || omp_in_parallel()) return 1;
+    int64_t n = omp_get_max_threads();
+    if (n > work / TH__GRAIN) n = work / TH__GRAIN;
+    return n < 1 ? 1 : (int)n;
+#else
+    (void)work;
+    return 1;
+#endif
+}
+
+/* Calls body(ctx, begin, end) on nthreads disjoint, consecutive chunks covering 0..n-1. The split depends
+ * only on n and nthreads, so a kernel that is deterministic per chunk is deterministic per thread count. */
+typedef void (*th__chunk_fn)(void *ctx, int64_t begin, int64_t end);
+
+TH__MAYBE_UNUSED static void th__parallel_chunks(int64_t n, int nthreads, th__chunk_fn body, void *ctx)
+{
+    if (nthreads <= 1 || n <= 1) {
+        body(ctx, 0, n);
+        return;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(nthreads) schedule(static, 1)
+    for (int i = 0; i < nthreads; i++) body(ctx, n * i / nthreads, n * (i + 1) / nthreads);
+#else
+    for (int i = 0; i < nthreads; i++) body(ctx, n * i / nthreads, n * (i + 1) / nthreads);
+#endif
+}
+
+typedef struct th__iter_job {
+    const th__iter *it;
+    th__row_fn row;
+    void *ctx;
+} th__iter_job;
+
+static void th__iter_job_run(void *job_, int64_t begin, int64_t end)
+{
+    const th__iter_job *job = (const th__iter_job *)job_;
+    th__iter_for_range(job->it, begin, end, job->row, job->ctx);
+}
+
+/* th__iter_for_each across threads. Only for kernels whose rows are independent: each output element is
+ * written by exactly one row (elementwise ops), never accumulated across rows. */
+TH__MAYBE_UNUSED static void th__iter_parallel(const th__iter *it, th__row_fn row, void *ctx)
+{
+    int nthreads = th__threads_for(it->numel);
+    if (nthreads <= 1) {
+        th__iter_for_each(it, row, ctx);
+        return;
+    }
+    th__iter_job job = {it, row, ctx};
+    th__parallel_chunks(it->numel, nthreads, th__iter_job_run, &job);
+}
+
+TH_API void th_set_num_threads(int n)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(n < 1 ? 1 : n);
+#else
+    (void)n;
+#endif
+}
+
+TH_API int th_get_num_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* ---- th__ op plumbing: result shapes, outs and aliasing ---------------------------------- */
+
+/* The shape n tensors broadcast to (NumPy's rules: align at the last dim; sizes must match or be 1). */
+TH__MAYBE_UNUSED static int th__broadcast_shape(const char *fn, int n, const th_tensor *const *ts, int *ndim, int64_t *sizes)
+{
+    int nd = 0;
+    for (int i = 0; i < n; i++) {
+        if (!ts[i]) return th__fail(TH_ERR_INVALID, fn, "NULL tensor (operand %d)", i + 1);
+        if (ts[i]->ndim > nd) nd = ts[i]->ndim;
+    }
+    for (int k = 0; k < nd; k++) sizes[k] = 1;
+    for (int i = 0; i < n; i++) {
+        const th_tensor *t = ts[i];
+        for (int k = 0; k < t->ndim; k++) {
+            int64_t have = t->sizes[t->ndim - 1 - k], *want = &sizes[nd - 1 - k];
+            if (have == *want || have == 1) continue;
+            if (*want == 1) {
+                *want = have;
+                continue;
+            }
+            char a[160], b[160];
+            th__shape_string(ts[0]->ndim, ts[0]->sizes, a, sizeof a);
+            th__shape_string(t->ndim, t->sizes, b, sizeof b);
+            return th__fail(TH_ERR_SHAPE, fn, "shapes %s and %s do not broadcast (dim %d: %lld vs %lld)", a, b,
+                            -1 - k, (long long)*want, (long long)have);
+        }
+    }
+    *ndim = nd;
+    return TH_OK;
+}
+
+/* Checks that out can receive a result of dtype and shape: the right dtype and exactly that shape, host
+ * memory that is writable, and no two of its elements at one address (a stride 0 or an overlapping view). */
+TH__MAYBE_UNUSED static int th__check_out(const char *fn, const th_tensor *out, th_dtype dtype, int ndim, const int64_t *sizes)
+{
+    if (!out) return th__fail(TH_ERR_INVALID, fn, "NULL out");
+    if (out->dtype != dtype)
+        return th__fail(TH_ERR_DTYPE, fn, "out is %s; this result is %s", th_dtype_name(out->dtype),
+                        th_dtype_name(dtype));
+    bool same = out->ndim == ndim;
+    for (int d = 0; same && d < ndim; d++) same = out->sizes[d] == sizes[d];
+    if (!same) {
+        char a[160], b[160];
+        th__shape_string(out->ndim, out->sizes, a, sizeof a);
+        th__shape_string(ndim, sizes, b, sizeof b);
+        return th__fail(TH_ERR_SHAPE, fn, "out has shape %s; the result has shape %s", a, b);
+    }
+    if (!th_device_is_host(out->storage->device))
+        return th__fail(TH_ERR_DEVICE, fn, "out is on device type %d, which the host cannot touch",
+                        (int)out->storage->device.type);
+    if (th__check_fits(fn, out) || th__check_writable(fn, out->storage)) return th_last_status();
+    /* Sorted by stride, a tensor is free of self-overlap when each stride exceeds the span of the dims
+     * inside it; anything else might put two elements at one address. */
+    int order[TH_MAX_DIMS], n = 0;
+    for (int d = 0; d < out->ndim; d++)
+        if (out->sizes[d] > 1) order[n++] = d;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && llabs(out->strides[order[j]]) < llabs(out->strides[order[j - 1]]); j--) {
+            int tmp = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = tmp;
+        }
+    int64_t span = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t s = llabs(out->strides[order[i]]);
+        if (s <= span)
+            return th__fail(TH_ERR_INVALID, fn,
+                            "out dim %d (stride %lld) overlaps its other dims: several elements share an address",
+                            order[i], (long long)out->strides[order[i]]);
+        span += s * (out->sizes[order[i]] - 1);
+    }
+    return TH_OK;
+}
+
+/* The tensor an op writes to: out itself (retained) once it is checked, or when out is NULL a new
+ * contiguous tensor of dtype and shape. NULL on error. */
+TH__MAYBE_UNUSED static th_tensor *th__result(const char *fn, th_tensor *out, th_dtype dtype, int ndim, const int64_t *sizes)
+{
+    if (!out) return th__tensor_empty(fn, dtype, ndim, sizes);
+    if (th__check_out(fn, out, dtype, ndim, sizes)) return NULL;
+    return th_tensor_retain(out);
+}
+
+static void th__byte_range(const th_tensor *t, uintptr_t *lo, uintptr_t *hi);
+static bool th__same_layout(const th_tensor *a, const th_tensor *b);
+static th_tensor *th__convert_new(const char *fn, th_dtype dtype, const th_tensor *src);
+
+/* in, as an op writing out may read it: in itself (retained) when their memory is disjoint, or when in is
+ * exactly out (same first element and strides, so each element is read before it is written), else a
+ * copy made before out is touched. NULL on error. */
+TH__MAYBE_UNUSED static th_tensor *th__unalias(const char *fn, const th_tensor *out, const th_tensor *in)
+{
+    if (!in) {
+        th__fail(TH_ERR_INVALID, fn, "NULL tensor");
+        return NULL;
+    }
+    if (out && in->storage == out->storage && th__numel(in) > 0 && th__numel(out) > 0) {
+        if (th__same_layout(out, in)) return th_tensor_retain((th_tensor *)in);
+        uintptr_t olo, ohi, ilo, ihi;
+        th__byte_range(out, &olo, &ohi);
+        th__byte_range(in, &ilo, &ihi);
+        if (olo < ihi && ilo < ohi) return th__convert_new(fn, in->dtype, in);
+    }
+    return th_tensor_retain((th_tensor *)in);
 }
 
 /* ---- th__ copies ------------------------------------------------------------------------- */

@@ -584,8 +584,12 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 }
 #endif
 
+#endif /* definitions */
+
+/* ---- the op families: each file holds its declarations and, in the implementation, its definitions ---- */
+
+#ifndef TH__DECLARE_ONLY
 #undef TH__FN
 #undef TH__T
 #undef TH__B
-
-#endif /* definitions */
+#endif

@@ -103,9 +103,13 @@ def wanted_files():
     files['real.h'] = family_header('real', 'every dtype but complex: the ones with an order', bools + ['integer', 'floating'])
     files['all.h'] = family_header('all', 'every dtype', bools + ['integer', 'floating', 'complex'])
     headers = sorted(set(files) | {'dtypes.h', 'stamp.h'})
-    files['meson.build'] = ('# Written by generate/update.py from generate/dtypes.h: every header here, to install.\n'
+    ops = sorted(f for f in os.listdir(os.path.join(HERE, 'ops')) if f.endswith('.h'))
+    files['meson.build'] = ('# Written by generate/update.py from generate/dtypes.h and the files in ops/: every\n'
+                            '# header here, to install.\n'
                             'tensor_generators = files(\n' +
-                            ''.join("  '%s',\n" % h for h in headers) + ')\n')
+                            ''.join("  '%s',\n" % h for h in headers) + ')\n' +
+                            'tensor_op_headers = files(\n' +
+                            ''.join("  'ops/%s',\n" % h for h in ops) + ')\n')
     return files
 
 
