@@ -413,6 +413,9 @@ TH_API int th_dtype_from_dlpack(DLDataType type, th_dtype *out);
 TH_FOREACH_DTYPE(TH__X)
 #undef TH__X
 
+/* The dtype-independent parts of the op families (types such as the random generator, and the engine
+ * pieces that are not per dtype): each file declares here and defines in the implementation below. */
+
 #define TH__DECLARE_ONLY
 #define TH_GENERIC_FILE "../tensor_generic.h"
 #include "generate/all.h"
@@ -2986,6 +2989,11 @@ TH_API th_tensor *th_tensor_from_dlpack_versioned(struct DLManagedTensorVersione
     return th__from_dlpack_versioned("th_tensor_from_dlpack_versioned", managed, -1);
 }
 #endif /* TH_HAS_DLPACK */
+
+/* ---- th__ the op families' dtype-independent definitions --------------------------------- */
+
+#define TH__ERASED_IMPL
+#undef TH__ERASED_IMPL
 
 /* ---- th__ per-dtype definitions ---------------------------------------------------------- */
 
