@@ -415,6 +415,7 @@ TH_FOREACH_DTYPE(TH__X)
 
 /* The dtype-independent parts of the op families (types such as the random generator, and the engine
  * pieces that are not per dtype): each file declares here and defines in the implementation below. */
+#include "generate/ops/pointwise_erased.h"
 
 #define TH__DECLARE_ONLY
 #define TH_GENERIC_FILE "../tensor_generic.h"
@@ -539,8 +540,11 @@ __extension__ typedef _Float16 th__native_f16;
 #if defined(__GNUC__)
 /* Helpers only some dtypes use: a build that stamps a subset (TH_SELECT_DTYPES) leaves them unused. */
 #define TH__MAYBE_UNUSED __attribute__((unused))
+/* For the bodies every form of an op shares: one copy each, rather than one inlined into every form. */
+#define TH__NOINLINE __attribute__((noinline))
 #else
 #define TH__MAYBE_UNUSED
+#define TH__NOINLINE
 #endif
 
 #define TH__STR_(x) #x
@@ -1999,7 +2003,7 @@ static th_tensor *th__flatten(const char *fn, const th_tensor *t, int start_dim,
  * (NumPy's rules); size-1 dims are dropped, dims are ordered so the innermost has the smallest stride of
  * operand 0, and neighbouring dims that are contiguous in every operand are merged. A kernel then gets one
  * innermost row at a time: the data pointers, their byte strides and the row length. */
-enum { TH__ITER_MAX_OPS = 3 };
+enum { TH__ITER_MAX_OPS = 4 };
 
 typedef struct th__iter {
     int ndim; /* after merging; at least 1 when numel > 0. dim 0 is the innermost */
@@ -2993,6 +2997,7 @@ TH_API th_tensor *th_tensor_from_dlpack_versioned(struct DLManagedTensorVersione
 /* ---- th__ the op families' dtype-independent definitions --------------------------------- */
 
 #define TH__ERASED_IMPL
+#include "generate/ops/pointwise_erased.h"
 #undef TH__ERASED_IMPL
 
 /* ---- th__ per-dtype definitions ---------------------------------------------------------- */

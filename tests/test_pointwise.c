@@ -1,0 +1,655 @@
+/* tests/test_pointwise.c: the elementwise ops (generate/ops/pointwise.h, binary_op.h, unary_op.h,
+ * ternary.h) and their driver.
+ *
+ * Values against independent references (double-precision libm, hand-computed tables for the integer
+ * division family, wrapping computed by hand); broadcasting with 0-d, size-0, size-1, expanded and
+ * transposed operands; non-contiguous and overlapping outs; in-place forms; bool results; 1 vs 2 threads;
+ * and every error path: NULL, shapes, out shape/dtype/overlap/read-only, integer division by zero,
+ * negative integer powers, where's cond dtype. */
+#include <complex.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+#define SZ(...) ((const int64_t[]){__VA_ARGS__})
+
+static th_f32_tensor *f32_from(int ndim, const int64_t *sizes, const float *v)
+{
+    th_f32_tensor *t = th_f32_empty(ndim, sizes);
+    memcpy(th_f32_data(t), v, sizeof(float) * (size_t)th_f32_numel(t));
+    return t;
+}
+
+static th_f64_tensor *f64_from(int ndim, const int64_t *sizes, const double *v)
+{
+    th_f64_tensor *t = th_f64_empty(ndim, sizes);
+    memcpy(th_f64_data(t), v, sizeof(double) * (size_t)th_f64_numel(t));
+    return t;
+}
+
+static th_i32_tensor *i32_from(int ndim, const int64_t *sizes, const int32_t *v)
+{
+    th_i32_tensor *t = th_i32_empty(ndim, sizes);
+    memcpy(th_i32_data(t), v, sizeof(int32_t) * (size_t)th_i32_numel(t));
+    return t;
+}
+
+static th_i8_tensor *i8_from(int ndim, const int64_t *sizes, const int8_t *v)
+{
+    th_i8_tensor *t = th_i8_empty(ndim, sizes);
+    memcpy(th_i8_data(t), v, (size_t)th_i8_numel(t));
+    return t;
+}
+
+/* |got - want| within tol_ulps units in the last place of float (both NaN also agree). */
+static bool close_f32(float got, double want, double tol_ulps)
+{
+    if (isnan(want)) return isnan(got);
+    if (isinf(want)) return (double)got == want;
+    double ulp = nextafterf((float)fabs(want), INFINITY) - (float)fabs(want);
+    if (ulp < FLT_TRUE_MIN) ulp = FLT_TRUE_MIN;
+    return fabs((double)got - want) <= tol_ulps * ulp;
+}
+
+static bool close_f64(double got, long double want, double tol_ulps)
+{
+    if (isnan((double)want)) return isnan(got);
+    if (isinf((double)want)) return got == (double)want;
+    double w = (double)want;
+    double ulp = nextafter(fabs(w), INFINITY) - fabs(w);
+    return fabsl((long double)got - want) <= (long double)(tol_ulps * ulp);
+}
+
+/* ---- unary floating ops against libm in double / long double ---- */
+
+typedef th_f32_tensor *(*f32_unary)(const th_f32_tensor *);
+typedef th_f64_tensor *(*f64_unary)(const th_f64_tensor *);
+
+static double ref_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+static double ref_rsqrt(double x) { return 1.0 / sqrt(x); }
+static double ref_gelu(double x) { return 0.5 * x * erfc(-x / sqrt(2.0)); }
+static double ref_relu(double x) { return x < 0 ? 0.0 : x; }
+static double ref_frac(double x) { return x - trunc(x); }
+static double ref_sign(double x) { return x > 0 ? 1.0 : x < 0 ? -1.0 : x; }
+static double ref_neg(double x) { return -x; }
+static double ref_square(double x) { return x * x; }
+static double ref_recip(double x) { return 1.0 / x; }
+static double ref_round(double x) { return nearbyint(x); }
+
+static const struct {
+    const char *name;
+    f32_unary f32;
+    f64_unary f64;
+    double (*ref)(double);
+    double lo, hi; /* the input range tested */
+    double tol;    /* ulps of the result, for float32 against the double reference */
+} unary_cases[] = {
+    {"exp", th_f32_exp, th_f64_exp, exp, -80, 80, 1},
+    {"exp2", th_f32_exp2, th_f64_exp2, exp2, -120, 120, 1},
+    {"expm1", th_f32_expm1, th_f64_expm1, expm1, -10, 10, 1},
+    {"log", th_f32_log, th_f64_log, log, 1e-6, 1e6, 1},
+    {"log2", th_f32_log2, th_f64_log2, log2, 1e-6, 1e6, 1},
+    {"log10", th_f32_log10, th_f64_log10, log10, 1e-6, 1e6, 1},
+    {"log1p", th_f32_log1p, th_f64_log1p, log1p, -0.9, 100, 1},
+    {"sqrt", th_f32_sqrt, th_f64_sqrt, sqrt, 0, 1e6, 0.5},
+    {"rsqrt", th_f32_rsqrt, th_f64_rsqrt, ref_rsqrt, 1e-3, 1e6, 1.5},
+    {"sin", th_f32_sin, th_f64_sin, sin, -10, 10, 1},
+    {"cos", th_f32_cos, th_f64_cos, cos, -10, 10, 1},
+    {"tan", th_f32_tan, th_f64_tan, tan, -1.5, 1.5, 1},
+    {"asin", th_f32_asin, th_f64_asin, asin, -1, 1, 1},
+    {"acos", th_f32_acos, th_f64_acos, acos, -1, 1, 1},
+    {"atan", th_f32_atan, th_f64_atan, atan, -50, 50, 1},
+    {"sinh", th_f32_sinh, th_f64_sinh, sinh, -10, 10, 1},
+    {"cosh", th_f32_cosh, th_f64_cosh, cosh, -10, 10, 1},
+    {"tanh", th_f32_tanh, th_f64_tanh, tanh, -10, 10, 2},
+    {"sigmoid", th_f32_sigmoid, th_f64_sigmoid, ref_sigmoid, -30, 30, 2},
+    {"erf", th_f32_erf, th_f64_erf, erf, -4, 4, 1},
+    {"gelu", th_f32_gelu, th_f64_gelu, ref_gelu, -6, 6, 3},
+    {"relu", th_f32_relu, th_f64_relu, ref_relu, -5, 5, 0},
+    {"floor", th_f32_floor, th_f64_floor, floor, -10, 10, 0},
+    {"ceil", th_f32_ceil, th_f64_ceil, ceil, -10, 10, 0},
+    {"round", th_f32_round, th_f64_round, ref_round, -10, 10, 0},
+    {"trunc", th_f32_trunc, th_f64_trunc, trunc, -10, 10, 0},
+    {"frac", th_f32_frac, th_f64_frac, ref_frac, -10, 10, 0},
+    {"sign", th_f32_sign, th_f64_sign, ref_sign, -2, 2, 0},
+    {"neg", th_f32_neg, th_f64_neg, ref_neg, -5, 5, 0},
+    {"abs", th_f32_abs, th_f64_abs, fabs, -5, 5, 0},
+    {"square", th_f32_square, th_f64_square, ref_square, -1e3, 1e3, 0.5},
+    {"reciprocal", th_f32_reciprocal, th_f64_reciprocal, ref_recip, 0.01, 1e3, 0.5},
+};
+
+static void test_unary_floating(void)
+{
+    enum { N = 1001 };
+    for (size_t c = 0; c < sizeof unary_cases / sizeof unary_cases[0]; c++) {
+        float xf[N];
+        double xd[N];
+        for (int i = 0; i < N; i++) {
+            xd[i] = unary_cases[c].lo + (unary_cases[c].hi - unary_cases[c].lo) * i / (N - 1);
+            xf[i] = (float)xd[i];
+        }
+        th_f32_tensor *af = f32_from(1, SZ(N), xf);
+        th_f64_tensor *ad = f64_from(1, SZ(N), xd);
+        th_f32_tensor *rf = unary_cases[c].f32(af);
+        th_f64_tensor *rd = unary_cases[c].f64(ad);
+        CHECK(rf && rd);
+        int bad = 0;
+        for (int i = 0; rf && rd && i < N; i++) {
+            double want = unary_cases[c].ref((double)xf[i]);
+            if (!close_f32(th_f32_data(rf)[i], want, unary_cases[c].tol + 0.5)) {
+                if (bad++ < 3)
+                    fprintf(stderr, "%s f32(%.9g) = %.9g, want %.9g\n", unary_cases[c].name, xf[i],
+                            th_f32_data(rf)[i], want);
+            }
+            double wantd = unary_cases[c].ref(xd[i]);
+            /* f64 runs the same libm function as the reference, or the same formula rounded differently. */
+            if (!close_f64(th_f64_data(rd)[i], wantd, 128 * unary_cases[c].tol)) {
+                if (bad++ < 3)
+                    fprintf(stderr, "%s f64(%.17g) = %.17g, want %.17g\n", unary_cases[c].name, xd[i],
+                            th_f64_data(rd)[i], wantd);
+            }
+        }
+        CHECK_INT_EQ(bad, 0);
+        /* _out into a transposed (non-contiguous) 2-d view, and _inplace, agree with the new tensor. */
+        th_f32_tensor *a2 = th_f32_view(af, 2, SZ(7, 143));
+        th_f32_tensor *o2 = th_f32_empty(2, SZ(143, 7));
+        th_f32_tensor *o2t = th_f32_transpose(o2, 0, 1);
+        CHECK_INT_EQ(th_f32_fill(o2, -1), 0);
+        int (*out_fn)(th_f32_tensor *, const th_f32_tensor *) = NULL;
+        int (*inplace_fn)(th_f32_tensor *) = NULL;
+#define OUTS(op) if (!strcmp(unary_cases[c].name, #op)) { out_fn = th_f32_##op##_out; inplace_fn = th_f32_##op##_inplace; }
+        OUTS(exp) OUTS(exp2) OUTS(expm1) OUTS(log) OUTS(log2) OUTS(log10) OUTS(log1p) OUTS(sqrt) OUTS(rsqrt)
+        OUTS(sin) OUTS(cos) OUTS(tan) OUTS(asin) OUTS(acos) OUTS(atan) OUTS(sinh) OUTS(cosh) OUTS(tanh)
+        OUTS(sigmoid) OUTS(erf) OUTS(gelu) OUTS(relu) OUTS(floor) OUTS(ceil) OUTS(round) OUTS(trunc)
+        OUTS(frac) OUTS(sign) OUTS(neg) OUTS(abs) OUTS(square) OUTS(reciprocal)
+#undef OUTS
+        CHECK(out_fn && inplace_fn);
+        if (out_fn && inplace_fn && rf) {
+            CHECK_INT_EQ(out_fn(o2t, a2), 0);
+            int mismatches = 0;
+            for (int64_t i = 0; i < 7; i++)
+                for (int64_t j = 0; j < 143; j++) {
+                    float got = th_f32_data(o2)[j * 7 + i], want = th_f32_data(rf)[i * 143 + j];
+                    if (memcmp(&got, &want, sizeof got) != 0 && !(isnan(got) && isnan(want))) mismatches++;
+                }
+            CHECK_INT_EQ(mismatches, 0);
+            th_f32_tensor *copy = th_f32_clone(af);
+            CHECK_INT_EQ(inplace_fn(copy), 0);
+            CHECK(memcmp(th_f32_data(copy), th_f32_data(rf), sizeof(float) * N) == 0 || c == 0 /* NaN-free */);
+            th_f32_release(copy);
+        }
+        th_f32_release(a2);
+        th_f32_release(o2);
+        th_f32_release(o2t);
+        th_f32_release(af);
+        th_f32_release(rf);
+        th_f64_release(ad);
+        th_f64_release(rd);
+    }
+}
+
+static void test_unary_special_values(void)
+{
+    const float in[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 2.5f, -2.5f, 0.5f, 1.5f};
+    th_f32_tensor *a = f32_from(1, SZ(9), in);
+    th_bool_tensor *nan = th_f32_isnan(a), *inf = th_f32_isinf(a), *fin = th_f32_isfinite(a);
+    const bool want_nan[] = {1, 0, 0, 0, 0, 0, 0, 0, 0}, want_inf[] = {0, 1, 1, 0, 0, 0, 0, 0, 0},
+               want_fin[] = {0, 0, 0, 1, 1, 1, 1, 1, 1};
+    CHECK(memcmp(th_bool_data(nan), want_nan, 9) == 0);
+    CHECK(memcmp(th_bool_data(inf), want_inf, 9) == 0);
+    CHECK(memcmp(th_bool_data(fin), want_fin, 9) == 0);
+    th_f32_tensor *r = th_f32_round(a);
+    CHECK(th_f32_data(r)[5] == 2.0f && th_f32_data(r)[6] == -2.0f && th_f32_data(r)[7] == 0.0f &&
+          th_f32_data(r)[8] == 2.0f); /* halves to even */
+    th_f32_tensor *rl = th_f32_relu(a), *sg = th_f32_sign(a);
+    CHECK(isnan(th_f32_data(rl)[0]) && isnan(th_f32_data(sg)[0]));
+    CHECK(signbit(th_f32_data(sg)[4]) && th_f32_data(sg)[4] == 0.0f);
+    th_bool_tensor *lnot = th_f32_logical_not(a);
+    const bool want_lnot[] = {0, 0, 0, 1, 1, 0, 0, 0, 0};
+    CHECK(memcmp(th_bool_data(lnot), want_lnot, 9) == 0);
+    th_bool_release(nan);
+    th_bool_release(inf);
+    th_bool_release(fin);
+    th_bool_release(lnot);
+    th_f32_release(r);
+    th_f32_release(rl);
+    th_f32_release(sg);
+    th_f32_release(a);
+}
+
+/* float16 and bfloat16 compute in float and round once. */
+static void test_unary_reduced(void)
+{
+    const float in[] = {-3.0f, -0.5f, 0.0f, 0.25f, 1.0f, 2.0f, 7.5f};
+    th_f16_tensor *h = th_f16_empty(1, SZ(7));
+    th_bf16_tensor *b = th_bf16_empty(1, SZ(7));
+    for (int i = 0; i < 7; i++) {
+        th_f16_data(h)[i] = th_float16_from_float(in[i]);
+        th_bf16_data(b)[i] = th_bfloat16_from_float(in[i]);
+    }
+    th_f16_tensor *eh = th_f16_exp(h);
+    th_bf16_tensor *tb = th_bf16_tanh(b);
+    int bad = 0;
+    for (int i = 0; i < 7; i++) {
+        float xh = th_float16_to_float(th_f16_data(h)[i]), xb = th_bfloat16_to_float(th_bf16_data(b)[i]);
+        if (th_f16_data(eh)[i].bits != th_float16_from_float(expf(xh)).bits) bad++;
+        if (th_bf16_data(tb)[i].bits != th_bfloat16_from_float(tanhf(xb)).bits) bad++;
+    }
+    CHECK_INT_EQ(bad, 0);
+    th_f16_tensor *sum = th_f16_add(h, h);
+    CHECK(th_float16_to_float(th_f16_data(sum)[6]) == 15.0f);
+    th_f16_release(sum);
+    th_f16_release(h);
+    th_f16_release(eh);
+    th_bf16_release(b);
+    th_bf16_release(tb);
+}
+
+/* ---- integer semantics ---- */
+
+static void test_integer_division_family(void)
+{
+    /* Python's // and % give floor_divide and remainder; C's / and % give div and fmod. */
+    const int32_t a[] = {7, -7, 7, -7, 0, INT32_MIN, INT32_MIN, 5};
+    const int32_t b[] = {2, 2, -2, -2, 3, -1, 1, 7};
+    const int32_t want_div[] = {3, -3, -3, 3, 0, INT32_MIN, INT32_MIN, 0};
+    const int32_t want_floor[] = {3, -4, -4, 3, 0, INT32_MIN, INT32_MIN, 0};
+    const int32_t want_rem[] = {1, 1, -1, -1, 0, 0, 0, 5};
+    const int32_t want_fmod[] = {1, -1, 1, -1, 0, 0, 0, 5};
+    th_i32_tensor *ta = i32_from(1, SZ(8), a), *tb = i32_from(1, SZ(8), b);
+    th_i32_tensor *d = th_i32_div(ta, tb), *f = th_i32_floor_divide(ta, tb), *r = th_i32_remainder(ta, tb),
+                  *m = th_i32_fmod(ta, tb);
+    CHECK(d && f && r && m);
+    if (d && f && r && m) {
+        CHECK(memcmp(th_i32_data(d), want_div, sizeof want_div) == 0);
+        CHECK(memcmp(th_i32_data(f), want_floor, sizeof want_floor) == 0);
+        CHECK(memcmp(th_i32_data(r), want_rem, sizeof want_rem) == 0);
+        CHECK(memcmp(th_i32_data(m), want_fmod, sizeof want_fmod) == 0);
+    }
+    /* A zero divisor anywhere: refused before anything is written. */
+    th_i32_tensor *z = th_i32_clone(tb);
+    th_i32_data(z)[3] = 0;
+    th_i32_tensor *keep = th_i32_clone(ta);
+    CHECK_NULL(th_i32_div(ta, z), TH_ERR_INVALID, "th_i32_div", "division by zero");
+    CHECK_NULL(th_i32_floor_divide(ta, z), TH_ERR_INVALID, "th_i32_floor_divide", "division by zero");
+    CHECK_NULL(th_i32_remainder(ta, z), TH_ERR_INVALID, "th_i32_remainder", "division by zero");
+    CHECK_FAILS(th_i32_fmod_inplace(ta, z), TH_ERR_INVALID, "th_i32_fmod_inplace", "division by zero");
+    CHECK(memcmp(th_i32_data(ta), th_i32_data(keep), sizeof a) == 0);
+    CHECK_NULL(th_i32_div_scalar(ta, 0), TH_ERR_INVALID, "th_i32_div_scalar", "division by zero");
+    CHECK_FAILS(th_i32_remainder_scalar_inplace(ta, 0), TH_ERR_INVALID, "th_i32_remainder_scalar_inplace",
+                "division by zero");
+    th_i32_tensor *ds = th_i32_floor_divide_scalar(ta, -2);
+    CHECK(ds && th_i32_data(ds)[0] == -4 && th_i32_data(ds)[1] == 3);
+    th_i32_release(ds);
+    /* Floating: Python's semantics too, with the sign of zero. */
+    const double fa[] = {7, -7, 7, -7, 0.5, -0.0, 1, 5.5};
+    const double fb[] = {2, 2, -2, -2, 0.25, 3, 0, -2};
+    const double want_ffloor[] = {3, -4, -4, 3, 2, -0.0, INFINITY, -3};
+    const double want_frem[] = {1, 1, -1, -1, 0, 0, NAN, -0.5};
+    th_f64_tensor *xa = f64_from(1, SZ(8), fa), *xb = f64_from(1, SZ(8), fb);
+    th_f64_tensor *ff = th_f64_floor_divide(xa, xb), *fr = th_f64_remainder(xa, xb), *fm = th_f64_fmod(xa, xb);
+    for (int i = 0; i < 8; i++) {
+        CHECK(close_f64(th_f64_data(ff)[i], want_ffloor[i], 0));
+        CHECK(close_f64(th_f64_data(fr)[i], want_frem[i], 0));
+        CHECK(close_f64(th_f64_data(fm)[i], fmod(fa[i], fb[i]), 0));
+    }
+    CHECK(signbit(th_f64_data(ff)[5]));
+    CHECK(signbit(th_f64_data(fr)[2]) && th_f64_data(fr)[4] == 0.0);
+    th_f64_release(xa);
+    th_f64_release(xb);
+    th_f64_release(ff);
+    th_f64_release(fr);
+    th_f64_release(fm);
+    th_i32_release(ta);
+    th_i32_release(tb);
+    th_i32_release(d);
+    th_i32_release(f);
+    th_i32_release(r);
+    th_i32_release(m);
+    th_i32_release(z);
+    th_i32_release(keep);
+}
+
+static void test_integer_wrapping(void)
+{
+    const int8_t a[] = {127, -128, -128, 100, -1, 3};
+    const int8_t b[] = {1, -1, 2, 100, 7, 9};
+    th_i8_tensor *ta = i8_from(1, SZ(6), a), *tb = i8_from(1, SZ(6), b);
+    th_i8_tensor *s = th_i8_add(ta, tb), *d = th_i8_sub(ta, tb), *m = th_i8_mul(ta, tb);
+    th_i8_tensor *n = th_i8_neg(ta), *ab = th_i8_abs(ta), *sq = th_i8_square(ta);
+    int bad = 0;
+    for (int i = 0; i < 6; i++) {
+        if (th_i8_data(s)[i] != (int8_t)(uint8_t)((unsigned)a[i] + (unsigned)b[i])) bad++;
+        if (th_i8_data(d)[i] != (int8_t)(uint8_t)((unsigned)a[i] - (unsigned)b[i])) bad++;
+        if (th_i8_data(m)[i] != (int8_t)(uint8_t)((unsigned)a[i] * (unsigned)b[i])) bad++;
+        if (th_i8_data(n)[i] != (int8_t)(uint8_t)(0u - (unsigned)a[i])) bad++;
+        if (th_i8_data(ab)[i] != (a[i] < 0 ? (int8_t)(uint8_t)(0u - (unsigned)a[i]) : a[i])) bad++;
+        if (th_i8_data(sq)[i] != (int8_t)(uint8_t)((unsigned)a[i] * (unsigned)a[i])) bad++;
+    }
+    CHECK_INT_EQ(bad, 0);
+    CHECK_INT_EQ(th_i8_data(n)[1], -128);
+    CHECK_INT_EQ(th_i8_data(ab)[1], -128);
+    /* pow: square and multiply, wrapping; a negative exponent is refused. */
+    const int32_t pa[] = {2, -3, 7, 0, 1, -1, 3};
+    const int32_t pb[] = {10, 3, 0, 0, 1000, 1001, 40};
+    th_i32_tensor *xa = i32_from(1, SZ(7), pa), *xb = i32_from(1, SZ(7), pb);
+    th_i32_tensor *p = th_i32_pow(xa, xb);
+    uint32_t r40 = 1;
+    for (int i = 0; i < 40; i++) r40 *= 3u;
+    const int32_t want_pow[] = {1024, -27, 1, 1, 1, -1, (int32_t)r40};
+    CHECK(p && memcmp(th_i32_data(p), want_pow, sizeof want_pow) == 0);
+    th_i32_data(xb)[2] = -1;
+    CHECK_NULL(th_i32_pow(xa, xb), TH_ERR_INVALID, "th_i32_pow", "negative power");
+    CHECK_NULL(th_i32_pow_scalar(xa, -2), TH_ERR_INVALID, "th_i32_pow_scalar", "negative power -2");
+    /* Shifts: counts outside 0..31 give 0 (left) or the sign fill (right). */
+    const int32_t sa[] = {1, -8, -8, 5, 5, -1};
+    const int32_t sb[] = {31, 1, 40, -1, 32, 3};
+    th_i32_tensor *ya = i32_from(1, SZ(6), sa), *yb = i32_from(1, SZ(6), sb);
+    th_i32_tensor *sl = th_i32_shift_left(ya, yb), *sr = th_i32_shift_right(ya, yb);
+    const int32_t want_sl[] = {INT32_MIN, -16, 0, 0, 0, -8};
+    const int32_t want_sr[] = {0, -4, -1, 0, 0, -1};
+    CHECK(memcmp(th_i32_data(sl), want_sl, sizeof want_sl) == 0);
+    CHECK(memcmp(th_i32_data(sr), want_sr, sizeof want_sr) == 0);
+    th_i32_tensor *bn = th_i32_bitwise_not(ya), *bx = th_i32_bitwise_xor(ya, yb);
+    CHECK(th_i32_data(bn)[1] == 7 && th_i32_data(bx)[0] == (1 ^ 31));
+    /* Unsigned: abs and sign are identities or 0/1; u8 wraps too. */
+    th_u8_tensor *u = th_u8_full(1, SZ(3), 200);
+    th_u8_tensor *u2 = th_u8_add(u, u), *us = th_u8_sign(u), *un = th_u8_neg(u);
+    CHECK(th_u8_data(u2)[0] == 144 && th_u8_data(us)[0] == 1 && th_u8_data(un)[0] == 56);
+    th_u8_release(u);
+    th_u8_release(u2);
+    th_u8_release(us);
+    th_u8_release(un);
+    th_i32_release(bn);
+    th_i32_release(bx);
+    th_i32_release(ya);
+    th_i32_release(yb);
+    th_i32_release(sl);
+    th_i32_release(sr);
+    th_i32_release(xa);
+    th_i32_release(xb);
+    th_i32_release(p);
+    th_i8_release(ta);
+    th_i8_release(tb);
+    th_i8_release(s);
+    th_i8_release(d);
+    th_i8_release(m);
+    th_i8_release(n);
+    th_i8_release(ab);
+    th_i8_release(sq);
+}
+
+/* ---- binary floating ops, comparisons and logical ops ---- */
+
+static void test_binary_floating(void)
+{
+    const float a[] = {1.0f, -2.0f, NAN, 3.0f, 0.0f, -0.0f};
+    const float b[] = {2.0f, -2.0f, 1.0f, NAN, -0.0f, 5.0f};
+    th_f32_tensor *ta = f32_from(1, SZ(6), a), *tb = f32_from(1, SZ(6), b);
+    th_f32_tensor *mx = th_f32_maximum(ta, tb), *mn = th_f32_minimum(ta, tb);
+    CHECK(th_f32_data(mx)[0] == 2.0f && th_f32_data(mn)[0] == 1.0f);
+    CHECK(isnan(th_f32_data(mx)[2]) && isnan(th_f32_data(mx)[3]) && isnan(th_f32_data(mn)[2]) &&
+          isnan(th_f32_data(mn)[3]));
+    th_f32_tensor *at = th_f32_atan2(ta, tb), *hy = th_f32_hypot(ta, tb), *pw = th_f32_pow(ta, tb);
+    for (int i = 0; i < 6; i++) {
+        CHECK(close_f32(th_f32_data(at)[i], atan2((double)a[i], (double)b[i]), 1));
+        CHECK(close_f32(th_f32_data(hy)[i], hypot((double)a[i], (double)b[i]), 1));
+        CHECK(close_f32(th_f32_data(pw)[i], pow((double)a[i], (double)b[i]), 1));
+    }
+    th_bool_tensor *lt = th_f32_lt(ta, tb), *le = th_f32_le(ta, tb), *gt = th_f32_gt(ta, tb),
+                   *ge = th_f32_ge(ta, tb), *eq = th_f32_eq(ta, tb), *ne = th_f32_ne(ta, tb);
+    for (int i = 0; i < 6; i++) {
+        CHECK(th_bool_data(lt)[i] == (a[i] < b[i]));
+        CHECK(th_bool_data(le)[i] == (a[i] <= b[i]));
+        CHECK(th_bool_data(gt)[i] == (a[i] > b[i]));
+        CHECK(th_bool_data(ge)[i] == (a[i] >= b[i]));
+        CHECK(th_bool_data(eq)[i] == (a[i] == b[i]));
+        CHECK(th_bool_data(ne)[i] == (a[i] != b[i]));
+    }
+    th_bool_tensor *la = th_f32_logical_and(ta, tb), *lo = th_f32_logical_or(ta, tb),
+                   *lx = th_f32_logical_xor(ta, tb);
+    const bool want_and[] = {1, 1, 1, 1, 0, 0}, want_or[] = {1, 1, 1, 1, 0, 1}, want_xor[] = {0, 0, 0, 0, 0, 1};
+    CHECK(memcmp(th_bool_data(la), want_and, 6) == 0);
+    CHECK(memcmp(th_bool_data(lo), want_or, 6) == 0);
+    CHECK(memcmp(th_bool_data(lx), want_xor, 6) == 0);
+    /* Scalar forms, and a comparison's _scalar_out into a strided bool out. */
+    th_f32_tensor *s = th_f32_sub_scalar(ta, 1.0f);
+    CHECK(th_f32_data(s)[0] == 0.0f && th_f32_data(s)[1] == -3.0f);
+    th_bool_tensor *big = th_bool_zeros(1, SZ(12));
+    th_bool_tensor *every2 = th_bool_as_strided(big, 1, SZ(6), SZ(2), 0);
+    CHECK_INT_EQ(th_f32_gt_scalar_out(every2, ta, 0.5f), 0);
+    const bool want_big[] = {1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0};
+    CHECK(memcmp(th_bool_data(big), want_big, 12) == 0);
+    /* complex: arithmetic and equality. */
+    th_c64_tensor *z = th_c64_full(1, SZ(2), 0);
+    th_c64_data(z)[0] = CMPLXF(1.0f, 2.0f);
+    th_c64_tensor *zz = th_c64_mul(z, z), *ze = th_c64_exp(z);
+    th_bool_tensor *zq = th_c64_eq(z, zz);
+    CHECK(crealf(th_c64_data(zz)[0]) == -3.0f && cimagf(th_c64_data(zz)[0]) == 4.0f);
+    CHECK(close_f32(crealf(th_c64_data(ze)[0]), exp(1.0) * cos(2.0), 2) &&
+          close_f32(cimagf(th_c64_data(ze)[0]), exp(1.0) * sin(2.0), 2));
+    CHECK(th_bool_data(zq)[0] == 0 && th_bool_data(zq)[1] == 1);
+    th_c64_release(z);
+    th_c64_release(zz);
+    th_c64_release(ze);
+    th_bool_release(zq);
+    th_bool_release(big);
+    th_bool_release(every2);
+    th_f32_release(s);
+    th_bool_release(la);
+    th_bool_release(lo);
+    th_bool_release(lx);
+    th_bool_release(lt);
+    th_bool_release(le);
+    th_bool_release(gt);
+    th_bool_release(ge);
+    th_bool_release(eq);
+    th_bool_release(ne);
+    th_f32_release(at);
+    th_f32_release(hy);
+    th_f32_release(pw);
+    th_f32_release(mx);
+    th_f32_release(mn);
+    th_f32_release(ta);
+    th_f32_release(tb);
+}
+
+/* ---- broadcasting, layouts and aliasing ---- */
+
+static void test_broadcasting(void)
+{
+    th_f32_tensor *col = th_f32_empty(2, SZ(3, 1)), *row = th_f32_empty(2, SZ(1, 4));
+    for (int i = 0; i < 3; i++) th_f32_data(col)[i] = (float)(10 * i);
+    for (int j = 0; j < 4; j++) th_f32_data(row)[j] = (float)j;
+    th_f32_tensor *s = th_f32_add(col, row);
+    CHECK(s && th_f32_ndim(s) == 2 && th_f32_size(s, 0) == 3 && th_f32_size(s, 1) == 4);
+    int bad = 0;
+    for (int i = 0; s && i < 3; i++)
+        for (int j = 0; j < 4; j++)
+            if (th_f32_data(s)[i * 4 + j] != (float)(10 * i + j)) bad++;
+    CHECK_INT_EQ(bad, 0);
+    /* 0-d with anything; size-0 dims broadcast against size 1 and give empty results. */
+    th_f32_tensor *zero_d = th_f32_full(0, NULL, 0.5f);
+    th_f32_tensor *z1 = th_f32_mul(zero_d, s), *z2 = th_f32_mul(zero_d, zero_d);
+    CHECK(z1 && th_f32_numel(z1) == 12 && th_f32_data(z1)[5] == 0.5f * th_f32_data(s)[5]);
+    CHECK(z2 && th_f32_ndim(z2) == 0 && th_f32_data(z2)[0] == 0.25f);
+    th_f32_tensor *empty = th_f32_empty(2, SZ(0, 4));
+    th_f32_tensor *e = th_f32_add(empty, row);
+    CHECK(e && th_f32_size(e, 0) == 0 && th_f32_size(e, 1) == 4);
+    /* Expanded and transposed inputs; the result of a transposed input is laid out row-major. */
+    th_f32_tensor *ex = th_f32_expand(col, 2, SZ(3, 4));
+    th_f32_tensor *st = th_f32_transpose(s, 0, 1);
+    th_f32_tensor *ext = th_f32_transpose(ex, 0, 1);
+    th_f32_tensor *r2 = th_f32_sub(st, ext);
+    bad = 0;
+    for (int j = 0; r2 && j < 4; j++)
+        for (int i = 0; i < 3; i++)
+            if (th_f32_data(r2)[j * 3 + i] != (float)j) bad++;
+    CHECK(r2 && th_f32_is_contiguous(r2));
+    CHECK_INT_EQ(bad, 0);
+    /* Shapes that do not broadcast. */
+    th_f32_tensor *three = th_f32_ones(1, SZ(3));
+    CHECK_NULL(th_f32_add(row, three), TH_ERR_SHAPE, "th_f32_add", "do not broadcast");
+    CHECK_NULL(th_f32_where(NULL, row, row), TH_ERR_INVALID, "th_f32_where", "NULL");
+    /* In place: b must broadcast to a's shape, not the other way round. */
+    CHECK_FAILS(th_f32_add_inplace(row, s), TH_ERR_SHAPE, "th_f32_add_inplace", "out has shape (1, 4)");
+    CHECK_INT_EQ(th_f32_add_inplace(s, row), 0);
+    CHECK(th_f32_data(s)[7] == 10 + 3 + 3);
+    th_f32_release(three);
+    th_f32_release(ext);
+    th_f32_release(r2);
+    th_f32_release(st);
+    th_f32_release(ex);
+    th_f32_release(e);
+    th_f32_release(empty);
+    th_f32_release(z1);
+    th_f32_release(z2);
+    th_f32_release(zero_d);
+    th_f32_release(s);
+    th_f32_release(col);
+    th_f32_release(row);
+}
+
+static void test_outs_and_overlap(void)
+{
+    th_f32_tensor *base = th_f32_empty(1, SZ(10));
+    for (int i = 0; i < 10; i++) th_f32_data(base)[i] = (float)i;
+    /* out = a[1:9] + a[0:8] written into a[2:10]: out overlaps both inputs, shifted; the result must be
+     * that of reading the inputs before anything is written. */
+    th_f32_tensor *a = th_f32_narrow(base, 0, 1, 8), *b = th_f32_narrow(base, 0, 0, 8),
+                  *out = th_f32_narrow(base, 0, 2, 8);
+    CHECK_INT_EQ(th_f32_add_out(out, a, b), 0);
+    int bad = 0;
+    for (int i = 0; i < 8; i++)
+        if (th_f32_data(base)[2 + i] != (float)(2 * i + 1)) bad++;
+    CHECK_INT_EQ(bad, 0);
+    CHECK(th_f32_data(base)[0] == 0.0f && th_f32_data(base)[1] == 1.0f);
+    /* In place with b the same tensor: exact aliasing is fine. */
+    CHECK_INT_EQ(th_f32_mul_inplace(a, a), 0);
+    /* Outs that cannot be: wrong shape, wrong dtype, overlapping elements, read-only, NULL. */
+    th_f32_tensor *wrong = th_f32_empty(1, SZ(7));
+    CHECK_FAILS(th_f32_add_out(wrong, a, b), TH_ERR_SHAPE, "th_f32_add_out", "out has shape (7)");
+    th_f32_tensor *f = th_f32_empty(1, SZ(8));
+    CHECK_FAILS(th_f32_lt_out((th_bool_tensor *)f, a, b), TH_ERR_DTYPE, "th_f32_lt_out", "out is f32");
+    th_f32_tensor *one = th_f32_empty(1, SZ(1));
+    th_f32_tensor *expanded = th_f32_expand(one, 1, SZ(8));
+    CHECK_FAILS(th_f32_add_out(expanded, a, b), TH_ERR_INVALID, "th_f32_add_out", "share an address");
+    CHECK_FAILS(th_f32_exp_out(expanded, a), TH_ERR_INVALID, "th_f32_exp_out", "share an address");
+    CHECK_FAILS(th_f32_add_out(NULL, a, b), TH_ERR_INVALID, "th_f32_add_out", "NULL out");
+    CHECK_FAILS(th_f32_exp_inplace(NULL), TH_ERR_INVALID, "th_f32_exp_inplace", "NULL");
+    CHECK_NULL(th_f32_exp(NULL), TH_ERR_INVALID, "th_f32_exp", "NULL");
+    CHECK_NULL(th_f32_add(a, NULL), TH_ERR_INVALID, "th_f32_add", "NULL");
+    th_storage *ro = th_f32_storage_new(8);
+    th_storage_make_read_only(ro);
+    th_f32_tensor *rot = th_f32_new_with_storage(ro, 0, 1, SZ(8), NULL);
+    CHECK_FAILS(th_f32_add_out(rot, a, b), TH_ERR_READ_ONLY, "th_f32_add_out", "read-only");
+    CHECK_FAILS(th_f32_neg_inplace(rot), TH_ERR_READ_ONLY, "th_f32_neg_inplace", "read-only");
+    th_f32_release(rot);
+    th_storage_release(ro);
+    th_f32_release(one);
+    th_f32_release(expanded);
+    th_f32_release(f);
+    th_f32_release(wrong);
+    th_f32_release(a);
+    th_f32_release(b);
+    th_f32_release(out);
+    th_f32_release(base);
+}
+
+/* ---- where, clamp, lerp, addcmul, addcdiv, add_alpha ---- */
+
+static void test_ternary(void)
+{
+    const float av[] = {1, 2, 3, 4, 5, 6};
+    th_f32_tensor *a = f32_from(2, SZ(2, 3), av);
+    th_bool_tensor *cond = th_bool_empty(2, SZ(2, 1));
+    th_bool_data(cond)[0] = true;
+    th_bool_data(cond)[1] = false;
+    th_f32_tensor *zero = th_f32_zeros(0, NULL);
+    th_f32_tensor *w = th_f32_where(cond, a, zero);
+    const float want_w[] = {1, 2, 3, 0, 0, 0};
+    CHECK(w && memcmp(th_f32_data(w), want_w, sizeof want_w) == 0);
+    CHECK_NULL(th_f32_where((const th_bool_tensor *)a, a, a), TH_ERR_DTYPE, "th_f32_where", "cond is f32");
+    th_f32_tensor *c = th_f32_clamp(a, 2, 4);
+    const float want_c[] = {2, 2, 3, 4, 4, 4};
+    CHECK(memcmp(th_f32_data(c), want_c, sizeof want_c) == 0);
+    th_f32_tensor *c2 = th_f32_clamp(a, 5, 1); /* lo > hi: hi everywhere */
+    CHECK(th_f32_data(c2)[0] == 1 && th_f32_data(c2)[5] == 1);
+    th_f32_tensor *ten = th_f32_full(1, SZ(3), 10);
+    th_f32_tensor *l = th_f32_lerp(a, ten, 0.25f), *l1 = th_f32_lerp(a, ten, 1.0f);
+    CHECK(th_f32_data(l)[0] == 1 + 0.25f * 9 && th_f32_data(l1)[4] == 10);
+    th_f32_tensor *acm = th_f32_addcmul(a, ten, a, 0.5f), *acd = th_f32_addcdiv(a, ten, a, 2.0f);
+    CHECK(th_f32_data(acm)[1] == 2 + 0.5f * 10 * 2 && th_f32_data(acd)[3] == 4 + 2.0f * 10 / 4);
+    th_f32_tensor *aa = th_f32_add_alpha(a, ten, -0.5f);
+    CHECK(th_f32_data(aa)[2] == 3 - 5);
+    th_i32_tensor *ia = th_i32_full(1, SZ(4), INT32_MAX);
+    CHECK_INT_EQ(th_i32_add_alpha_inplace(ia, ia, 1), 0); /* wraps */
+    CHECK_INT_EQ(th_i32_data(ia)[0], -2);
+    CHECK_INT_EQ(th_i32_clamp_inplace(ia, 0, 5), 0);
+    CHECK_INT_EQ(th_i32_data(ia)[3], 0);
+    CHECK_INT_EQ(th_f32_addcmul_inplace(a, a, a, 1.0f), 0);
+    CHECK(th_f32_data(a)[5] == 6 + 36);
+    th_i32_release(ia);
+    th_f32_release(aa);
+    th_f32_release(acm);
+    th_f32_release(acd);
+    th_f32_release(l);
+    th_f32_release(l1);
+    th_f32_release(ten);
+    th_f32_release(c);
+    th_f32_release(c2);
+    th_f32_release(w);
+    th_f32_release(zero);
+    th_bool_release(cond);
+    th_f32_release(a);
+}
+
+/* ---- threads: a result does not depend on how many threads computed it ---- */
+
+static void test_threads(void)
+{
+    enum { N = 1 << 19 };
+    th_f32_tensor *a = th_f32_empty(2, SZ(N / 512, 512)), *b = th_f32_empty(2, SZ(1, 512));
+    for (int i = 0; i < N; i++) th_f32_data(a)[i] = (float)(((int64_t)i * 7919) % 1000) / 100.0f - 5.0f;
+    for (int i = 0; i < 512; i++) th_f32_data(b)[i] = (float)i / 512.0f;
+    th_set_num_threads(1);
+    th_f32_tensor *r1 = th_f32_atan2(a, b), *e1 = th_f32_exp(a);
+    th_set_num_threads(2);
+    th_f32_tensor *r2 = th_f32_atan2(a, b), *e2 = th_f32_exp(a);
+    CHECK(memcmp(th_f32_data(r1), th_f32_data(r2), sizeof(float) * N) == 0);
+    CHECK(memcmp(th_f32_data(e1), th_f32_data(e2), sizeof(float) * N) == 0);
+    /* and it is what the per-element reference says */
+    int bad = 0;
+    for (int i = 0; i < N; i += 997)
+        if (!close_f32(th_f32_data(r2)[i], atan2((double)th_f32_data(a)[i], (double)th_f32_data(b)[i % 512]), 1))
+            bad++;
+    CHECK_INT_EQ(bad, 0);
+    th_set_num_threads(1);
+    th_f32_release(a);
+    th_f32_release(b);
+    th_f32_release(r1);
+    th_f32_release(r2);
+    th_f32_release(e1);
+    th_f32_release(e2);
+}
+
+int main(void)
+{
+    test_begin();
+    test_unary_floating();
+    test_unary_special_values();
+    test_unary_reduced();
+    test_integer_division_family();
+    test_integer_wrapping();
+    test_binary_floating();
+    test_broadcasting();
+    test_outs_and_overlap();
+    test_ternary();
+    test_threads();
+    return test_end("pointwise");
+}
