@@ -464,6 +464,51 @@ TH_FOREACH_DTYPE(TH__X)
 #define TH__X_AS_STRIDED(sfx, ...) TH__ENTRY(TH__IF_##sfx, th_##sfx##_tensor, th_##sfx##_as_strided)
 #define TH__X_FLATTEN(sfx, ...) TH__ENTRY(TH__IF_##sfx, th_##sfx##_tensor, th_##sfx##_flatten)
 
+/* The math ops exist for some kinds only: TH__WHEN(PRED, kind, ...) keeps its arguments when the dtype's
+ * kind satisfies PRED (NUM: all but bool; ORDERED: integer and floating; FLOATLIKE: floating and complex). */
+#define TH__WHEN(pred, kind, ...) TH__WHEN_##pred##_##kind(__VA_ARGS__)
+#define TH__WHEN_NUM_TH_KIND_BOOL(...)
+#define TH__WHEN_NUM_TH_KIND_UINT(...) __VA_ARGS__
+#define TH__WHEN_NUM_TH_KIND_INT(...) __VA_ARGS__
+#define TH__WHEN_NUM_TH_KIND_FLOAT(...) __VA_ARGS__
+#define TH__WHEN_NUM_TH_KIND_COMPLEX(...) __VA_ARGS__
+#define TH__WHEN_ORDERED_TH_KIND_BOOL(...)
+#define TH__WHEN_ORDERED_TH_KIND_UINT(...) __VA_ARGS__
+#define TH__WHEN_ORDERED_TH_KIND_INT(...) __VA_ARGS__
+#define TH__WHEN_ORDERED_TH_KIND_FLOAT(...) __VA_ARGS__
+#define TH__WHEN_ORDERED_TH_KIND_COMPLEX(...)
+#define TH__WHEN_FLOATLIKE_TH_KIND_BOOL(...)
+#define TH__WHEN_FLOATLIKE_TH_KIND_UINT(...)
+#define TH__WHEN_FLOATLIKE_TH_KIND_INT(...)
+#define TH__WHEN_FLOATLIKE_TH_KIND_FLOAT(...) __VA_ARGS__
+#define TH__WHEN_FLOATLIKE_TH_KIND_COMPLEX(...) __VA_ARGS__
+#define TH__WHEN_ALL_TH_KIND_BOOL(...) __VA_ARGS__
+#define TH__WHEN_ALL_TH_KIND_UINT(...) __VA_ARGS__
+#define TH__WHEN_ALL_TH_KIND_INT(...) __VA_ARGS__
+#define TH__WHEN_ALL_TH_KIND_FLOAT(...) __VA_ARGS__
+#define TH__WHEN_ALL_TH_KIND_COMPLEX(...) __VA_ARGS__
+/* One row per op: the predicate and the verb; the entry takes const tensors (the inputs of a math op). */
+#define TH__OP_ENTRY(pred, verb, sfx, kind) \
+    TH__WHEN(pred, kind, TH__ENTRY_CONST(TH__IF_##sfx, th_##sfx##_tensor, th_##sfx##_##verb))
+#define TH__X_ADD(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(NUM, add, sfx, kind)
+#define TH__X_SUB(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(NUM, sub, sfx, kind)
+#define TH__X_MUL(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(NUM, mul, sfx, kind)
+#define TH__X_DIV(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(NUM, div, sfx, kind)
+#define TH__X_POW(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(NUM, pow, sfx, kind)
+#define TH__X_NEG(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(NUM, neg, sfx, kind)
+#define TH__X_ABS(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(ORDERED, abs, sfx, kind)
+#define TH__X_RELU(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(ORDERED, relu, sfx, kind)
+#define TH__X_MAXIMUM(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(ORDERED, maximum, sfx, kind)
+#define TH__X_MINIMUM(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(ORDERED, minimum, sfx, kind)
+#define TH__X_LT(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(ORDERED, lt, sfx, kind)
+#define TH__X_GT(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(ORDERED, gt, sfx, kind)
+#define TH__X_EQ(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(ALL, eq, sfx, kind)
+#define TH__X_EXP(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(FLOATLIKE, exp, sfx, kind)
+#define TH__X_LOG(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(FLOATLIKE, log, sfx, kind)
+#define TH__X_SQRT(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(FLOATLIKE, sqrt, sfx, kind)
+#define TH__X_TANH(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(FLOATLIKE, tanh, sfx, kind)
+#define TH__X_SIGMOID(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(FLOATLIKE, sigmoid, sfx, kind)
+
 /* The first association is never chosen; it lets every stamped dtype add ", type: function". */
 #define TH__DISPATCH(t, X) _Generic((t), struct th__not_a_tensor * : 0 TH_FOREACH_DTYPE(X))
 
@@ -497,6 +542,25 @@ TH_FOREACH_DTYPE(TH__X)
 #define th_as_strided(t, ndim, sizes, strides, offset) \
     TH__DISPATCH(t, TH__X_AS_STRIDED)(t, ndim, sizes, strides, offset)
 #define th_flatten(t, start_dim, end_dim) TH__DISPATCH(t, TH__X_FLATTEN)(t, start_dim, end_dim)
+/* Math: th_add(a, b) is th_f32_add(a, b) for float32 tensors; a dtype without the op does not compile. */
+#define th_add(a, b) TH__DISPATCH(a, TH__X_ADD)(a, b)
+#define th_sub(a, b) TH__DISPATCH(a, TH__X_SUB)(a, b)
+#define th_mul(a, b) TH__DISPATCH(a, TH__X_MUL)(a, b)
+#define th_div(a, b) TH__DISPATCH(a, TH__X_DIV)(a, b)
+#define th_pow(a, b) TH__DISPATCH(a, TH__X_POW)(a, b)
+#define th_maximum(a, b) TH__DISPATCH(a, TH__X_MAXIMUM)(a, b)
+#define th_minimum(a, b) TH__DISPATCH(a, TH__X_MINIMUM)(a, b)
+#define th_eq(a, b) TH__DISPATCH(a, TH__X_EQ)(a, b)
+#define th_lt(a, b) TH__DISPATCH(a, TH__X_LT)(a, b)
+#define th_gt(a, b) TH__DISPATCH(a, TH__X_GT)(a, b)
+#define th_neg(a) TH__DISPATCH(a, TH__X_NEG)(a)
+#define th_abs(a) TH__DISPATCH(a, TH__X_ABS)(a)
+#define th_relu(a) TH__DISPATCH(a, TH__X_RELU)(a)
+#define th_exp(a) TH__DISPATCH(a, TH__X_EXP)(a)
+#define th_log(a) TH__DISPATCH(a, TH__X_LOG)(a)
+#define th_sqrt(a) TH__DISPATCH(a, TH__X_SQRT)(a)
+#define th_tanh(a) TH__DISPATCH(a, TH__X_TANH)(a)
+#define th_sigmoid(a) TH__DISPATCH(a, TH__X_SIGMOID)(a)
 #endif /* !__cplusplus */
 
 #endif /* TENSOR_H */

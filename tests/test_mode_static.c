@@ -1,6 +1,9 @@
 /* TH_STATIC: this file and test_mode_static_b.c each stamp a private, all-static copy of the library.
  * The program links (no duplicate symbols) and both copies work. */
 #define TH_STATIC
+/* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
+#define TH_SELECT_DTYPES
+#define TH_WANT_F32
 #include "check.h"
 
 int mode_static_b(void);

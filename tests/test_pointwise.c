@@ -638,6 +638,28 @@ static void test_threads(void)
     th_f32_release(e2);
 }
 
+/* ---- the _Generic front end picks the dtype's function ---- */
+
+static void test_generic_front_end(void)
+{
+    th_f32_tensor *a = th_f32_full(1, SZ(3), 2.0f);
+    th_i32_tensor *b = th_i32_full(1, SZ(3), -5);
+    th_f64_tensor *c = th_f64_full(1, SZ(3), 1.0);
+    th_f32_tensor *s = th_add(a, a);
+    th_i32_tensor *ab = th_abs(b);
+    th_f64_tensor *e = th_exp(c);
+    th_bool_tensor *lt = th_lt(b, ab);
+    CHECK(th_f32_data(s)[0] == 4.0f && th_i32_data(ab)[1] == 5 && th_f64_data(e)[2] == exp(1.0) &&
+          th_bool_data(lt)[0]);
+    th_release(s);
+    th_release(ab);
+    th_release(e);
+    th_release(lt);
+    th_release(a);
+    th_release(b);
+    th_release(c);
+}
+
 int main(void)
 {
     test_begin();
@@ -651,5 +673,6 @@ int main(void)
     test_outs_and_overlap();
     test_ternary();
     test_threads();
+    test_generic_front_end();
     return test_end("pointwise");
 }

@@ -1,6 +1,10 @@
 /* DLPack from C: hand a view to another library as a DLManagedTensor, and take one back, without copying.
  * Build: cc -std=c11 -I. docs/examples/dlpack_roundtrip.c -lm   (needs <dlpack/dlpack.h>: libdlpack-dev) */
 #define TH_IMPLEMENTATION
+/* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
+#define TH_SELECT_DTYPES
+#define TH_WANT_F32
+#define TH_WANT_F64
 #include "tensor.h"
 
 #include <stdlib.h>

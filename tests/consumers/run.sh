@@ -180,7 +180,7 @@ way_install() {
 
     # Every header is installed (meson.build lists generate/ by hand), and nothing else is.
     local want got
-    want=$( (cd "$lib" && printf '%s\n' tensor.h tensor_generic.h generate/*.h) | sort)
+    want=$( (cd "$lib" && printf '%s\n' tensor.h tensor_generic.h generate/*.h generate/ops/*.h) | sort)
     got=$(cd "$prefix/include/tensor" && find . -type f | sed 's|^\./||' | sort)
     if [[ $want != "$got" ]]; then
         echo "installed headers differ from the library's (< source, > installed):" >&2

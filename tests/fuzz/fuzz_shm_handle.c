@@ -6,6 +6,9 @@
  * text within TH_SHM_HANDLE_MAX that parses back to the same handle. Builds alone:
  *   clang -std=c11 -fsanitize=fuzzer,address,undefined -I. tests/fuzz/fuzz_shm_handle.c -lm */
 #define TH_IMPLEMENTATION
+/* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
+#define TH_SELECT_DTYPES
+#define TH_WANT_F32
 #include "tensor.h"
 #include "shm/handle.c"
 
