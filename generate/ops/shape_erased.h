@@ -402,7 +402,7 @@ static th_tensor *th__repeat(const char *fn, th_tensor *out, const th_tensor *t,
     int lead = ndim - t->ndim;
     for (int d = 0; d < ndim; d++) {
         padded[d] = d < lead ? 1 : t->sizes[d - lead];
-        pstrides[d] = d < lead ? 0 : t->strides[d - lead];
+        pstrides[d] = 0;
         if (repeats[d] < 0) {
             th__fail(TH_ERR_INVALID, fn, "repeat %lld for dim %d is negative", (long long)repeats[d], d);
             return NULL;
@@ -416,7 +416,8 @@ static th_tensor *th__repeat(const char *fn, th_tensor *out, const th_tensor *t,
     th_tensor *result = th__result(fn, out, t->dtype, ndim, sizes);
     if (!result) return NULL;
     if (th__numel(result) == 0) return result;
-    th_tensor *src = th__shape_unalias(fn, result, t);
+    th_tensor *src = th__shape_unalias(fn, result, t); /* may be a copy, with its own strides */
+    for (int d = lead; src && d < ndim; d++) pstrides[d] = src->strides[d - lead];
     th_tensor *padded_src = src ? th__view_of(fn, src, src->offset, ndim, padded, pstrides) : NULL;
     int status = padded_src ? th__repeat_into(fn, result, padded_src, repeats) : th_last_status();
     th_tensor_release(padded_src);
