@@ -327,7 +327,9 @@ static int th__scatter_inplace(const char *fn, th_tensor *t, int dim, const th_t
                                th__index_add_fn add)
 {
     int d = 0;
-    if (th__index_check_target(fn, t) || th__pick_check(fn, t, idx, src, dim, &d)) return th_last_status();
+    if (th__index_check_target(fn, t)) return th_last_status();
+    if (!src) return th__fail(TH_ERR_INVALID, fn, "NULL src");
+    if (th__pick_check(fn, t, idx, src, dim, &d)) return th_last_status();
     if (th__numel(idx) == 0) return TH_OK;
     th_tensor *values = th__shape_unalias(fn, t, src), *index = th__shape_unalias(fn, t, idx);
     th_tensor *pinned = th__index_pinned(fn, t, d, idx->sizes);
