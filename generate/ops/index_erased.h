@@ -112,14 +112,16 @@ static inline void th__select_row_sized(char **data, const int64_t *strides, int
     if (strides[0] == (int64_t)es && strides[1] == (int64_t)es) {
         for (int64_t j = job->jbegin; j < job->jend; j++)
             memcpy(out + j * job->out_step, in + job->idx[j] * job->in_step, (size_t)n * es);
-    } else if (n >= 16) {
+    } else if (llabs(strides[1]) <= llabs(job->in_step)) {
+        /* The row runs along memory closer than dim does: copy it whole for each index. */
         for (int64_t j = job->jbegin; j < job->jend; j++) {
             char *o = out + j * job->out_step;
             const char *s = in + job->idx[j] * job->in_step;
             for (int64_t i = 0; i < n; i++) th__index_move(o + i * strides[0], s + i * strides[1], es);
         }
     } else {
-        /* Short rows (dim is the innermost): walk the indices inside, so each output row is written in order. */
+        /* dim is the closer one (often the innermost): for each element of the row, walk the indices, so the
+         * reads stay inside one stretch of memory and the writes go in order. */
         for (int64_t i = 0; i < n; i++) {
             char *o = out + i * strides[0];
             const char *s = in + i * strides[1];
@@ -377,12 +379,24 @@ typedef struct th__fill_job {
     size_t es;
 } th__fill_job;
 
+static inline void th__masked_fill_row_sized(char **data, const int64_t *strides, int64_t n, const char *value,
+                                             size_t es)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (data[1][i * strides[1]]) th__index_move(data[0] + i * strides[0], value, es);
+}
+
 /* ops: t, mask (bool bytes: anything nonzero is true). */
 static TH__HOT void th__masked_fill_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const th__fill_job *job = (const th__fill_job *)ctx;
-    for (int64_t i = 0; i < n; i++)
-        if (data[1][i * strides[1]]) th__index_move(data[0] + i * strides[0], job->value, job->es);
+    switch (job->es) {
+    case 1: th__masked_fill_row_sized(data, strides, n, job->value, 1); break;
+    case 2: th__masked_fill_row_sized(data, strides, n, job->value, 2); break;
+    case 4: th__masked_fill_row_sized(data, strides, n, job->value, 4); break;
+    case 8: th__masked_fill_row_sized(data, strides, n, job->value, 8); break;
+    default: th__masked_fill_row_sized(data, strides, n, job->value, job->es); break;
+    }
 }
 
 static int th__masked_fill_inplace(const char *fn, th_tensor *t, const th_tensor *mask, const void *value)
@@ -482,14 +496,28 @@ static void th__mask_count_row(char **data, const int64_t *strides, int64_t n, v
     for (int64_t i = 0; i < n; i++) job->count += data[0][i * strides[0]] != 0;
 }
 
-/* ops: t, mask. */
-static void th__masked_select_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+static inline void th__masked_select_row_sized(char **data, const int64_t *strides, int64_t n,
+                                               th__select_mask_job *job, size_t es)
 {
-    th__select_mask_job *job = (th__select_mask_job *)ctx;
+    char *cursor = job->cursor;
     for (int64_t i = 0; i < n; i++) {
         if (!data[1][i * strides[1]]) continue;
-        th__index_move(job->cursor, data[0] + i * strides[0], job->es);
-        job->cursor += job->es;
+        th__index_move(cursor, data[0] + i * strides[0], es);
+        cursor += es;
+    }
+    job->cursor = cursor;
+}
+
+/* ops: t, mask. */
+static TH__HOT void th__masked_select_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    th__select_mask_job *job = (th__select_mask_job *)ctx;
+    switch (job->es) {
+    case 1: th__masked_select_row_sized(data, strides, n, job, 1); break;
+    case 2: th__masked_select_row_sized(data, strides, n, job, 2); break;
+    case 4: th__masked_select_row_sized(data, strides, n, job, 4); break;
+    case 8: th__masked_select_row_sized(data, strides, n, job, 8); break;
+    default: th__masked_select_row_sized(data, strides, n, job, job->es); break;
     }
 }
 
@@ -595,13 +623,34 @@ static inline int64_t th__flat_offset(const th__flat_job *job, int64_t k)
     return off * (int64_t)job->es;
 }
 
+static inline void th__take_row_sized(char **data, const int64_t *strides, int64_t n, const th__flat_job *job,
+                                      size_t es)
+{
+    /* Locals: the compiler cannot tell that the stores below leave *job alone. */
+    char *out = data[0];
+    const char *idx = data[1], *base = job->base;
+    const int64_t bound = job->bound, os = strides[0], is = strides[1];
+    if (job->contiguous) {
+        for (int64_t i = 0; i < n; i++)
+            th__index_move(out + i * os, base + th__index_wrap(th__index_load(idx + i * is), bound) * (int64_t)es, es);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = th__index_wrap(th__index_load(idx + i * is), bound);
+        th__index_move(out + i * os, base + th__flat_offset(job, k), es);
+    }
+}
+
 /* ops: out, idx. */
-static void th__take_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+static TH__HOT void th__take_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const th__flat_job *job = (const th__flat_job *)ctx;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t k = th__index_wrap(th__index_load(data[1] + i * strides[1]), job->bound);
-        th__index_move(data[0] + i * strides[0], job->base + th__flat_offset(job, k), job->es);
+    switch (job->es) {
+    case 1: th__take_row_sized(data, strides, n, job, 1); break;
+    case 2: th__take_row_sized(data, strides, n, job, 2); break;
+    case 4: th__take_row_sized(data, strides, n, job, 4); break;
+    case 8: th__take_row_sized(data, strides, n, job, 8); break;
+    default: th__take_row_sized(data, strides, n, job, job->es); break;
     }
 }
 
