@@ -298,6 +298,16 @@ static void test_index_select_large(void)
     th_f64_release(r);
     th_i64_release(idx);
     th_f64_release(t);
+    /* One index of a long slice: the threads split the slice's rows instead. */
+    t = seq(2, SZ(2, 100000), 0);
+    idx = i64_of(1, SZ(1), (const int64_t[]){-1});
+    r = th_f64_index_select(t, 0, idx);
+    ok = shape_is(r, 2, SZ(1, 100000));
+    for (int64_t i = 0; ok && i < 100000; i++) ok = th_f64_data(r)[i] == (double)(100000 + i);
+    CHECK(ok);
+    th_f64_release(r);
+    th_i64_release(idx);
+    th_f64_release(t);
 }
 
 /* ---- gather --------------------------------------------------------------------------------- */
@@ -588,6 +598,21 @@ static void test_masked_fill(void)
     r = th_f64_masked_fill(e, m3, 1);
     CHECK(shape_is(r, 2, SZ(0, 3)));
     th_f64_release(r);
+
+    /* Large (threaded), a transposed t and a random mask, against a loop. */
+    th_f64_tensor *big = seq(2, SZ(400, 300), 0);
+    th_f64_tensor *bt = th_f64_transpose(big, 0, 1); /* (300, 400) */
+    th_bool_tensor *bm = th_bool_empty(2, SZ(300, 400));
+    for (int64_t i = 0; i < 120000; i++) th_bool_data(bm)[i] = rnd(2) == 0;
+    CHECK_INT_EQ(th_f64_masked_fill_inplace(bt, bm, -1), TH_OK);
+    bool ok = true;
+    for (int64_t i = 0; ok && i < 300; i++)
+        for (int64_t j = 0; ok && j < 400; j++)
+            ok = th_f64_data(big)[j * 300 + i] == (th_bool_data(bm)[i * 400 + j] ? -1 : (double)(j * 300 + i));
+    CHECK(ok);
+    th_bool_release(bm);
+    th_f64_release(bt);
+    th_f64_release(big);
 
     th_bool_tensor *m23 = mask_of(2, SZ(2, 3), "111000");
     th_u8_tensor *u8mask = th_u8_zeros(1, SZ(3));
