@@ -903,6 +903,39 @@ static void test_out_of_memory(void)
     th_f64_release(t);
 }
 
+/* Operands the host cannot touch, shrunk storages, and src tensors of another dtype passed through a cast. */
+static void test_more_errors(void)
+{
+    double mem[6] = {0};
+    th_storage *ds = th_storage_from_blob(mem, sizeof mem, (th_device){TH_DEVICE_CUDA, 0}, NULL, NULL);
+    th_f64_tensor *dev = th_f64_new_with_storage(ds, 0, 1, SZ(6), NULL);
+    th_i64_tensor *dev_idx = th_i64_new_with_storage(ds, 0, 1, SZ(6), NULL);
+    th_f64_tensor *t = seq(1, SZ(6), 0);
+    th_i64_tensor *idx = i64_of(1, SZ(2), (const int64_t[]){0, 1});
+    CHECK_NULL(th_f64_index_select(dev, 0, idx), TH_ERR_DEVICE, "th_f64_index_select", "tensor is on device type 2");
+    CHECK_NULL(th_f64_take(t, dev_idx), TH_ERR_DEVICE, "th_f64_take", "index is on device type 2");
+    CHECK_FAILS(th_f64_put_inplace(dev, idx, t, false), TH_ERR_DEVICE, "th_f64_put_inplace", "on device type 2");
+
+    th_f64_tensor *shrunk = seq(1, SZ(6), 0);
+    CHECK_INT_EQ(th_storage_resize(th_f64_storage(shrunk), 16), TH_OK);
+    CHECK_NULL(th_f64_gather(shrunk, 0, idx), TH_ERR_RANGE, "th_f64_gather", "its storage now holds 2");
+
+    th_i64_tensor *other = th_i64_zeros(1, SZ(2));
+    const th_f64_tensor *as_f64 = (const th_f64_tensor *)(const void *)other;
+    CHECK_FAILS(th_f64_scatter_inplace(t, 0, idx, as_f64), TH_ERR_DTYPE, "th_f64_scatter_inplace",
+                "src is i64, the tensor f64");
+    CHECK_FAILS(th_f64_put_inplace(t, idx, as_f64, true), TH_ERR_DTYPE, "th_f64_put_inplace",
+                "src is i64, the tensor f64");
+
+    th_i64_release(other);
+    th_f64_release(shrunk);
+    th_i64_release(idx);
+    th_f64_release(t);
+    th_i64_release(dev_idx);
+    th_f64_release(dev);
+    th_storage_release(ds);
+}
+
 int main(void)
 {
     test_begin();
@@ -916,6 +949,7 @@ int main(void)
     test_nonzero();
     test_take_put();
     test_out_of_memory();
+    test_more_errors();
 #define X(sfx, ...) TH__IF_##sfx(check_##sfx##_index();)
     TH_FOREACH_DTYPE(X)
 #undef X

@@ -673,6 +673,45 @@ static void test_out_of_memory(void)
     th_f64_release(a);
 }
 
+/* Inputs the host cannot touch, storages shrunk under a tensor, tensors of another dtype passed through a
+ * cast, and sizes that overflow int64 (expanded, so they need no memory). */
+static void test_more_errors(void)
+{
+    double mem[6] = {0};
+    th_storage *ds = th_storage_from_blob(mem, sizeof mem, (th_device){TH_DEVICE_CUDA, 0}, NULL, NULL);
+    th_f64_tensor *dev = th_f64_new_with_storage(ds, 0, 2, SZ(2, 3), NULL);
+    th_f64_tensor *a = seq(2, SZ(2, 3), 0);
+    const th_f64_tensor *ad[2] = {a, dev};
+    CHECK_NULL(th_f64_cat(2, ad, 0), TH_ERR_DEVICE, "th_f64_cat", "tensor is on device type 2");
+    CHECK_NULL(th_f64_flip(dev, 0, NULL), TH_ERR_DEVICE, "th_f64_flip", "on device type 2");
+    CHECK_NULL(th_f64_repeat(dev, 2, SZ(1, 1)), TH_ERR_DEVICE, "th_f64_repeat", "on device type 2");
+
+    th_f64_tensor *shrunk = seq(2, SZ(2, 3), 0);
+    CHECK_INT_EQ(th_storage_resize(th_f64_storage(shrunk), 8), TH_OK);
+    CHECK_NULL(th_f64_roll(shrunk, 1, 0), TH_ERR_RANGE, "th_f64_roll", "its storage now holds 1");
+
+    th_i64_tensor *other = th_i64_zeros(2, SZ(2, 3));
+    const th_f64_tensor *ao[2] = {a, (const th_f64_tensor *)(const void *)other};
+    CHECK_NULL(th_f64_cat(2, ao, 0), TH_ERR_DTYPE, "th_f64_cat", "tensor 1 is i64, not f64");
+    CHECK_NULL(th_f64_stack(2, ao, 0), TH_ERR_DTYPE, "th_f64_stack", "tensor 1 is i64, not f64");
+
+    th_f64_tensor *one = th_f64_zeros(1, SZ(1));
+    th_f64_tensor *huge = th_f64_expand(one, 1, SZ(INT64_C(1) << 62));
+    const th_f64_tensor *hh[2] = {huge, huge};
+    CHECK_NULL(th_f64_cat(2, hh, 0), TH_ERR_OVERFLOW, "th_f64_cat", "the sizes of dim 0 add up past int64");
+    int64_t n = -1;
+    CHECK_NULL(th_f64_split(huge, 1, 0, &n), TH_ERR_OVERFLOW, "th_f64_split", "pieces do not fit in memory");
+    CHECK_INT_EQ(n, 0);
+
+    th_f64_release(huge);
+    th_f64_release(one);
+    th_i64_release(other);
+    th_f64_release(shrunk);
+    th_f64_release(a);
+    th_f64_release(dev);
+    th_storage_release(ds);
+}
+
 int main(void)
 {
     test_begin();
@@ -687,6 +726,7 @@ int main(void)
     test_roll();
     test_repeat();
     test_out_of_memory();
+    test_more_errors();
 #define X(sfx, ...) TH__IF_##sfx(check_##sfx##_shape();)
     TH_FOREACH_DTYPE(X)
 #undef X
