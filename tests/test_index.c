@@ -818,6 +818,29 @@ static void test_take_put(void)
     CHECK(ok);
     th_f64_release(r);
 
+    /* put and scatter_add over many blocks of destinations, repeated indices included, against a loop. */
+    th_f64_tensor *sums = th_f64_zeros(2, SZ(7, 9)), *sums2 = th_f64_zeros(1, SZ(63));
+    th_i64_tensor *pidx = th_i64_empty(1, SZ(5000));
+    th_f64_tensor *pval = th_f64_empty(1, SZ(5000));
+    double want[63] = {0};
+    for (int64_t i = 0; i < 5000; i++) {
+        th_i64_data(pidx)[i] = rnd(126) - 63;
+        th_f64_data(pval)[i] = (double)rnd(100);
+        want[th_i64_data(pidx)[i] < 0 ? th_i64_data(pidx)[i] + 63 : th_i64_data(pidx)[i]] += th_f64_data(pval)[i];
+    }
+    CHECK_INT_EQ(th_f64_put_inplace(sums, pidx, pval, true), TH_OK);
+    CHECK(values_are(sums, want, 63));
+    CHECK_INT_EQ(th_f64_scatter_add_inplace(sums2, 0, pidx, pval), TH_OK);
+    CHECK(values_are(sums2, want, 63));
+    CHECK_INT_EQ(th_f64_put_inplace(sums, pidx, pval, false), TH_OK); /* the last of repeated indices wins */
+    for (int64_t i = 0; i < 5000; i++)
+        want[th_i64_data(pidx)[i] < 0 ? th_i64_data(pidx)[i] + 63 : th_i64_data(pidx)[i]] = th_f64_data(pval)[i];
+    CHECK(values_are(sums, want, 63));
+    th_f64_release(pval);
+    th_i64_release(pidx);
+    th_f64_release(sums2);
+    th_f64_release(sums);
+
     /* put: index and src are paired in row-major order; shapes may differ. */
     th_f64_tensor *p = th_f64_zeros(2, SZ(2, 3));
     th_i64_tensor *pi = i64_of(1, SZ(3), (const int64_t[]){1, -1, 1});

@@ -59,18 +59,20 @@ TH_API int TH_NAME(put_inplace)(TH_NAME(tensor) *t, const th_i64_tensor *index, 
 
 #else
 
-static void TH_PRIVATE(index_add)(char *dst, const char *src)
+static void TH_PRIVATE(index_add)(char *const *dst, const char *src, int64_t stride, int64_t n)
 {
-    real a = TH_PRIVATE(load)(dst), b = TH_PRIVATE(load)(src);
+    for (int64_t i = 0; i < n; i++) {
+        real a = TH_PRIVATE(load)(dst[i]), b = TH_PRIVATE(load)(src + i * stride);
 #if defined(TH_REAL_IS_BOOL)
-    TH_PRIVATE(store)(dst, a || b);
+        TH_PRIVATE(store)(dst[i], a || b);
 #elif defined(TH_REAL_IS_INTEGER)
-    TH_PRIVATE(store)(dst, (real)((uint64_t)a + (uint64_t)b)); /* unsigned: wraps without overflowing */
+        TH_PRIVATE(store)(dst[i], (real)((uint64_t)a + (uint64_t)b)); /* unsigned: wraps without overflowing */
 #elif defined(TH_REAL_IS_REDUCED)
-    TH_PRIVATE(store)(dst, TH_ACCREAL_TO_REAL(TH_REAL_TO_ACCREAL(a) + TH_REAL_TO_ACCREAL(b)));
+        TH_PRIVATE(store)(dst[i], TH_ACCREAL_TO_REAL(TH_REAL_TO_ACCREAL(a) + TH_REAL_TO_ACCREAL(b)));
 #else
-    TH_PRIVATE(store)(dst, a + b);
+        TH_PRIVATE(store)(dst[i], a + b);
 #endif
+    }
 }
 
 static bool TH_PRIVATE(index_nonzero)(const char *p)

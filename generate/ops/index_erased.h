@@ -6,8 +6,12 @@
 #ifndef TH__ERASED_IMPL
 #else
 
-typedef void (*th__index_add_fn)(char *dst, const char *src); /* *dst += *src */
+/* *dst[i] += src[i * stride] for i in 0..n-1, in order (two dst may be one element). One call per block of
+ * destinations keeps the per-dtype call out of the per-element loop. */
+typedef void (*th__index_add_fn)(char *const *dst, const char *src, int64_t stride, int64_t n);
 typedef bool (*th__index_nonzero_fn)(const char *p);
+
+enum { TH__INDEX_BLOCK = 256 };
 
 static inline int64_t th__index_load(const char *p)
 {
@@ -28,6 +32,29 @@ static inline void th__index_move(char *dst, const char *src, size_t es)
     case 8: memcpy(dst, src, 8); break;
     case 16: memcpy(dst, src, 16); break;
     default: memcpy(dst, src, es); break;
+    }
+}
+
+static inline void th__index_write_block_sized(char *const *dst, const char *src, int64_t stride, int64_t n,
+                                               size_t es)
+{
+    for (int64_t i = 0; i < n; i++) th__index_move(dst[i], src + i * stride, es);
+}
+
+/* Writes (or with add, adds) src's n elements to the addresses in dst, in order. */
+static TH__HOT void th__index_write_block(char *const *dst, const char *src, int64_t stride, int64_t n, size_t es,
+                                          th__index_add_fn add)
+{
+    if (add) {
+        add(dst, src, stride, n);
+        return;
+    }
+    switch (es) {
+    case 1: th__index_write_block_sized(dst, src, stride, n, 1); break;
+    case 2: th__index_write_block_sized(dst, src, stride, n, 2); break;
+    case 4: th__index_write_block_sized(dst, src, stride, n, 4); break;
+    case 8: th__index_write_block_sized(dst, src, stride, n, 8); break;
+    default: th__index_write_block_sized(dst, src, stride, n, es); break;
     }
 }
 
@@ -259,13 +286,14 @@ static TH__HOT void th__gather_row(char **data, const int64_t *strides, int64_t 
 static void th__scatter_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const th__pick_job *job = (const th__pick_job *)ctx;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t k = th__index_wrap(th__index_load(data[1] + i * strides[1]), job->bound);
-        char *dst = data[0] + i * strides[0] + k * job->step;
-        if (job->add)
-            job->add(dst, data[2] + i * strides[2]);
-        else
-            th__index_move(dst, data[2] + i * strides[2], job->es);
+    char *dst[TH__INDEX_BLOCK];
+    for (int64_t done = 0; done < n; done += TH__INDEX_BLOCK) {
+        int64_t m = n - done < TH__INDEX_BLOCK ? n - done : TH__INDEX_BLOCK;
+        for (int64_t i = 0; i < m; i++) {
+            int64_t k = th__index_wrap(th__index_load(data[1] + (done + i) * strides[1]), job->bound);
+            dst[i] = data[0] + (done + i) * strides[0] + k * job->step;
+        }
+        th__index_write_block(dst, data[2] + done * strides[2], strides[2], m, job->es, job->add);
     }
 }
 
@@ -658,13 +686,14 @@ static TH__HOT void th__take_row(char **data, const int64_t *strides, int64_t n,
 static void th__put_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const th__flat_job *job = (const th__flat_job *)ctx;
-    for (int64_t i = 0; i < n; i++) {
-        int64_t k = th__index_wrap(th__index_load(data[0] + i * strides[0]), job->bound);
-        char *dst = (char *)job->base + th__flat_offset(job, k);
-        if (job->add)
-            job->add(dst, data[1] + i * strides[1]);
-        else
-            th__index_move(dst, data[1] + i * strides[1], job->es);
+    char *dst[TH__INDEX_BLOCK];
+    for (int64_t done = 0; done < n; done += TH__INDEX_BLOCK) {
+        int64_t m = n - done < TH__INDEX_BLOCK ? n - done : TH__INDEX_BLOCK;
+        for (int64_t i = 0; i < m; i++) {
+            int64_t k = th__index_wrap(th__index_load(data[0] + (done + i) * strides[0]), job->bound);
+            dst[i] = (char *)job->base + th__flat_offset(job, k);
+        }
+        th__index_write_block(dst, data[1] + done * strides[1], strides[1], m, job->es, job->add);
     }
 }
 
