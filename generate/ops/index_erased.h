@@ -116,7 +116,7 @@ static inline int64_t th__index_wrap(int64_t v, int64_t bound) { return v < 0 ? 
 static th_tensor *th__index_pinned(const char *fn, const th_tensor *t, int d, const int64_t *sizes)
 {
     int64_t strides[TH_MAX_DIMS];
-    memcpy(strides, t->strides, sizeof strides);
+    memcpy(strides, t->strides, (size_t)t->ndim * sizeof *strides);
     if (t->ndim > 0) strides[d] = 0;
     return th__view_of(fn, t, t->offset, t->ndim, sizes, strides);
 }
@@ -192,7 +192,7 @@ static th_tensor *th__index_select(const char *fn, th_tensor *out, const th_tens
     const int64_t nidx = th__numel(idx);
     const int64_t bound = t->ndim > 0 ? t->sizes[d] : 1;
     int64_t sizes[TH_MAX_DIMS];
-    memcpy(sizes, t->sizes, sizeof sizes);
+    memcpy(sizes, t->sizes, (size_t)t->ndim * sizeof *sizes);
     if (t->ndim > 0) {
         sizes[d] = nidx;
     } else if (nidx != 1) {
@@ -217,7 +217,7 @@ static th_tensor *th__index_select(const char *fn, th_tensor *out, const th_tens
         for (int64_t j = 0; j < nidx; j++) wrapped[j] = th__index_wrap(th__index_load(p + j * step), bound);
         /* The rows of result and src with dim pinned at 0; the kernel steps along dim itself. */
         int64_t one[TH_MAX_DIMS];
-        memcpy(one, result->sizes, sizeof one);
+        memcpy(one, result->sizes, (size_t)result->ndim * sizeof *one);
         if (result->ndim > 0) one[d] = 1;
         out_slice = th__view_of(fn, result, result->offset, result->ndim, one, result->strides);
         in_slice = th__view_of(fn, src, src->offset, src->ndim, one, src->strides);

@@ -59,7 +59,7 @@ static int th__shape_out_status(th_tensor *result)
 static th_tensor *th__shape_slice(const char *fn, const th_tensor *t, int d, int64_t start, int64_t length)
 {
     int64_t sizes[TH_MAX_DIMS];
-    memcpy(sizes, t->sizes, sizeof sizes);
+    memcpy(sizes, t->sizes, (size_t)t->ndim * sizeof *sizes);
     sizes[d] = length;
     return th__view_of(fn, t, t->offset + (length > 0 ? start * t->strides[d] : 0), t->ndim, sizes, t->strides);
 }
@@ -69,8 +69,8 @@ static th_tensor *th__shape_slice(const char *fn, const th_tensor *t, int d, int
 /* A 1-d tensor of size 0: PyTorch's cat skips these whatever the other tensors' shapes. */
 static bool th__cat_skips(const th_tensor *t) { return t->ndim == 1 && t->sizes[0] == 0; }
 
-/* Copies input i into slice i of result along dim d: a narrow of sizes[i] elements at offsets[i] for cat,
- * the select at index i (dim removed) for stack. Inputs that overlap result are copied out first, all of
+/* Copies input i into slice i of result along dim d: for cat the narrow after the inputs before it, as long
+ * as input i is along d; for stack the select at index i (dim d removed). Inputs that overlap result are copied out first, all of
  * them before anything is written. */
 static int th__shape_place(const char *fn, th_tensor *result, bool from_out, int n, const void *array,
                            th__tensor_at_fn at, int d, bool stack)
@@ -155,7 +155,7 @@ static th_tensor *th__cat(const char *fn, th_tensor *out, int n, const void *arr
     int d = 0;
     if (th__wrap_dim(fn, dim, r->ndim, &d)) return NULL;
     int64_t sizes[TH_MAX_DIMS];
-    memcpy(sizes, r->sizes, sizeof sizes);
+    memcpy(sizes, r->sizes, (size_t)r->ndim * sizeof *sizes);
     sizes[d] = 0;
     for (int i = 0; i < n; i++) {
         const th_tensor *t = at(array, i);
@@ -264,7 +264,7 @@ static th_tensor *th__flip(const char *fn, th_tensor *out, const th_tensor *t, i
     }
     bool seen[TH_MAX_DIMS] = {false};
     int64_t strides[TH_MAX_DIMS];
-    memcpy(strides, t->strides, sizeof strides);
+    memcpy(strides, t->strides, (size_t)t->ndim * sizeof *strides);
     int64_t offset = t->offset;
     for (int i = 0; i < ndims; i++) {
         int d = 0;
