@@ -134,26 +134,28 @@ typedef struct th__select_job {
 static inline void th__select_row_sized(char **data, const int64_t *strides, int64_t n, const th__select_job *job,
                                         size_t es)
 {
+    /* Locals: the compiler cannot tell that the stores below leave *job alone. */
     char *out = data[0];
     const char *in = data[1];
-    if (strides[0] == (int64_t)es && strides[1] == (int64_t)es) {
-        for (int64_t j = job->jbegin; j < job->jend; j++)
-            memcpy(out + j * job->out_step, in + job->idx[j] * job->in_step, (size_t)n * es);
-    } else if (llabs(strides[1]) <= llabs(job->in_step)) {
+    const int64_t *idx = job->idx;
+    const int64_t jbegin = job->jbegin, jend = job->jend, out_step = job->out_step, in_step = job->in_step;
+    const int64_t os = strides[0], is = strides[1];
+    if (os == (int64_t)es && is == (int64_t)es) {
+        for (int64_t j = jbegin; j < jend; j++) memcpy(out + j * out_step, in + idx[j] * in_step, (size_t)n * es);
+    } else if (llabs(is) <= llabs(in_step)) {
         /* The row runs along memory closer than dim does: copy it whole for each index. */
-        for (int64_t j = job->jbegin; j < job->jend; j++) {
-            char *o = out + j * job->out_step;
-            const char *s = in + job->idx[j] * job->in_step;
-            for (int64_t i = 0; i < n; i++) th__index_move(o + i * strides[0], s + i * strides[1], es);
+        for (int64_t j = jbegin; j < jend; j++) {
+            char *o = out + j * out_step;
+            const char *src = in + idx[j] * in_step;
+            for (int64_t i = 0; i < n; i++) th__index_move(o + i * os, src + i * is, es);
         }
     } else {
         /* dim is the closer one (often the innermost): for each element of the row, walk the indices, so the
          * reads stay inside one stretch of memory and the writes go in order. */
         for (int64_t i = 0; i < n; i++) {
-            char *o = out + i * strides[0];
-            const char *s = in + i * strides[1];
-            for (int64_t j = job->jbegin; j < job->jend; j++)
-                th__index_move(o + j * job->out_step, s + job->idx[j] * job->in_step, es);
+            char *o = out + i * os;
+            const char *src = in + i * is;
+            for (int64_t j = jbegin; j < jend; j++) th__index_move(o + j * out_step, src + idx[j] * in_step, es);
         }
     }
 }
@@ -263,9 +265,12 @@ typedef struct th__pick_job {
 static inline void th__gather_row_sized(char **data, const int64_t *strides, int64_t n, const th__pick_job *job,
                                         size_t es)
 {
+    char *out = data[0];
+    const char *idx = data[1], *in = data[2];
+    const int64_t bound = job->bound, step = job->step, os = strides[0], xs = strides[1], is = strides[2];
     for (int64_t i = 0; i < n; i++) {
-        int64_t k = th__index_wrap(th__index_load(data[1] + i * strides[1]), job->bound);
-        th__index_move(data[0] + i * strides[0], data[2] + i * strides[2] + k * job->step, es);
+        int64_t k = th__index_wrap(th__index_load(idx + i * xs), bound);
+        th__index_move(out + i * os, in + i * is + k * step, es);
     }
 }
 
@@ -286,12 +291,13 @@ static TH__HOT void th__gather_row(char **data, const int64_t *strides, int64_t 
 static void th__scatter_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const th__pick_job *job = (const th__pick_job *)ctx;
+    const int64_t bound = job->bound, step = job->step;
     char *dst[TH__INDEX_BLOCK];
     for (int64_t done = 0; done < n; done += TH__INDEX_BLOCK) {
         int64_t m = n - done < TH__INDEX_BLOCK ? n - done : TH__INDEX_BLOCK;
         for (int64_t i = 0; i < m; i++) {
-            int64_t k = th__index_wrap(th__index_load(data[1] + (done + i) * strides[1]), job->bound);
-            dst[i] = data[0] + (done + i) * strides[0] + k * job->step;
+            int64_t k = th__index_wrap(th__index_load(data[1] + (done + i) * strides[1]), bound);
+            dst[i] = data[0] + (done + i) * strides[0] + k * step;
         }
         th__index_write_block(dst, data[2] + done * strides[2], strides[2], m, job->es, job->add);
     }
@@ -410,8 +416,18 @@ typedef struct th__fill_job {
 static inline void th__masked_fill_row_sized(char **data, const int64_t *strides, int64_t n, const char *value,
                                              size_t es)
 {
+    char *out = data[0];
+    const char *mask = data[1];
+    const int64_t os = strides[0], ms = strides[1];
+    if (es > 16) { /* no dtype is wider; kept for safety */
+        for (int64_t i = 0; i < n; i++)
+            if (mask[i * ms]) memcpy(out + i * os, value, es);
+        return;
+    }
+    char v[16]; /* a local copy the stores cannot change, so it stays in a register */
+    memcpy(v, value, es);
     for (int64_t i = 0; i < n; i++)
-        if (data[1][i * strides[1]]) th__index_move(data[0] + i * strides[0], value, es);
+        if (mask[i * ms]) th__index_move(out + i * os, v, es);
 }
 
 /* ops: t, mask (bool bytes: anything nonzero is true). */
@@ -521,16 +537,21 @@ typedef struct th__select_mask_job {
 static void th__mask_count_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     th__select_mask_job *job = (th__select_mask_job *)ctx;
-    for (int64_t i = 0; i < n; i++) job->count += data[0][i * strides[0]] != 0;
+    const char *mask = data[0];
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++) count += mask[i * strides[0]] != 0;
+    job->count += count;
 }
 
 static inline void th__masked_select_row_sized(char **data, const int64_t *strides, int64_t n,
                                                th__select_mask_job *job, size_t es)
 {
     char *cursor = job->cursor;
+    const char *in = data[0], *mask = data[1];
+    const int64_t is = strides[0], ms = strides[1];
     for (int64_t i = 0; i < n; i++) {
-        if (!data[1][i * strides[1]]) continue;
-        th__index_move(cursor, data[0] + i * strides[0], es);
+        if (!mask[i * ms]) continue;
+        th__index_move(cursor, in + i * is, es);
         cursor += es;
     }
     job->cursor = cursor;
@@ -587,7 +608,9 @@ typedef struct th__nonzero_job {
 static void th__nonzero_count_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     th__nonzero_job *job = (th__nonzero_job *)ctx;
-    for (int64_t i = 0; i < n; i++) job->count += job->nonzero(data[0] + i * strides[0]);
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++) count += job->nonzero(data[0] + i * strides[0]);
+    job->count += count;
 }
 
 static th_tensor *th__nonzero(const char *fn, const th_tensor *t, th__index_nonzero_fn nonzero)
