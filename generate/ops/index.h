@@ -9,7 +9,8 @@
  * TH_ERR_RANGE naming it and the bound, before anything is written; an index or mask of another dtype with
  * TH_ERR_DTYPE; NULL arguments with TH_ERR_INVALID. Functions returning a tensor return a new contiguous one
  * (NULL on error); _out writes into out (exactly the result's shape), _inplace into t; both return 0 or a
- * negative status. Outputs may overlap inputs: inputs are copied first where that matters. ---- */
+ * negative status, and refuse an out or t whose elements share addresses (an expanded tensor: TH_ERR_INVALID).
+ * Outputs may overlap inputs: inputs are copied first where that matters. ---- */
 
 /* Slices of t along dim at the indices of the 0-d or 1-d index: result dim `dim` has numel(index) elements
  * (a 0-d t takes one index, 0 or -1, and gives a 0-d result). */

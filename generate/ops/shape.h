@@ -9,7 +9,8 @@
 
 /* The n tensors joined along dim; their shapes must agree except in dim. 1-d tensors of size 0 are skipped
  * whatever the others' shapes (as in PyTorch). Errors: n < 1, a NULL array or tensor (TH_ERR_INVALID), a 0-d
- * tensor, different ndims or sizes outside dim (TH_ERR_SHAPE), dim out of range (TH_ERR_RANGE). */
+ * tensor, different ndims or sizes outside dim (TH_ERR_SHAPE), dim out of range (TH_ERR_RANGE), sizes along dim
+ * adding up past int64 (TH_ERR_OVERFLOW). */
 TH_API TH_NAME(tensor) *TH_NAME(cat)(int n, const TH_NAME(tensor) *const *tensors, int dim);
 TH_API int TH_NAME(cat_out)(TH_NAME(tensor) *out, int n, const TH_NAME(tensor) *const *tensors, int dim);
 /* The n tensors, all of one shape, joined along a new dim (dim counts in the result's ndim + 1 dims).
@@ -21,7 +22,8 @@ TH_API int TH_NAME(stack_out)(TH_NAME(tensor) *out, int n, const TH_NAME(tensor)
  * size 0 gives one empty piece. Returns a malloc'd array of *count views: the caller releases it with
  * th_<sfx>_release_all(views, count), which releases every view and frees the array. NULL on error:
  * NULL t or count, split_size <= 0 (0 is allowed for a dim of size 0) (TH_ERR_INVALID), a 0-d tensor
- * (TH_ERR_SHAPE), dim out of range (TH_ERR_RANGE), out of memory. */
+ * (TH_ERR_SHAPE), dim out of range (TH_ERR_RANGE), more views than memory can list (TH_ERR_OVERFLOW), out of
+ * memory. */
 TH_API TH_NAME(tensor) **TH_NAME(split)(TH_NAME(tensor) *t, int64_t split_size, int dim, int64_t *count);
 /* As split with pieces of ceil(size / chunks) elements, so there may be fewer than chunks pieces; a dim of
  * size 0 gives chunks empty pieces. chunks must be positive. */
