@@ -588,6 +588,8 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 
 /* ---- the op families: each file holds its declarations and, in the implementation, its definitions ---- */
 #include "generate/ops/pointwise.h"
+#include "generate/ops/shape.h"
+#include "generate/ops/index.h"
 
 #ifndef TH__DECLARE_ONLY
 #undef TH__FN

@@ -1,0 +1,800 @@
+/* generate/ops/index_erased.h: index_select, gather, scatter, scatter_add, masked_fill, masked_select,
+ * nonzero, take and put, written once on untyped elements of es bytes. The two things that need the element
+ * type (adding two elements for scatter_add and put with accumulate, testing an element for nonzero) come in
+ * as functions from generate/ops/index.h. Index tensors are int64 and masks bool in every build, so they are
+ * read here through their bytes, whatever dtypes were stamped. Uses the helpers of shape_erased.h. */
+#ifndef TH__ERASED_IMPL
+#else
+
+/* *dst[i] += src[i * stride] for i in 0..n-1, in order (two dst may be one element). One call per block of
+ * destinations keeps the per-dtype call out of the per-element loop. */
+typedef void (*th__index_add_fn)(char *const *dst, const char *src, int64_t stride, int64_t n);
+typedef bool (*th__index_nonzero_fn)(const char *p);
+
+enum { TH__INDEX_BLOCK = 256 };
+
+static inline int64_t th__index_load(const char *p)
+{
+    int64_t v;
+    memcpy(&v, p, sizeof v); /* blobs may be unaligned */
+    return v;
+}
+
+static inline void th__index_store(char *p, int64_t v) { memcpy(p, &v, sizeof v); }
+
+/* One element of es bytes; a constant es after inlining gives one load and one store. */
+static inline void th__index_move(char *dst, const char *src, size_t es)
+{
+    switch (es) {
+    case 1: memcpy(dst, src, 1); break;
+    case 2: memcpy(dst, src, 2); break;
+    case 4: memcpy(dst, src, 4); break;
+    case 8: memcpy(dst, src, 8); break;
+    case 16: memcpy(dst, src, 16); break;
+    default: memcpy(dst, src, es); break;
+    }
+}
+
+static inline void th__index_write_block_sized(char *const *dst, const char *src, int64_t stride, int64_t n,
+                                               size_t es)
+{
+    for (int64_t i = 0; i < n; i++) th__index_move(dst[i], src + i * stride, es);
+}
+
+/* Writes (or with add, adds) src's n elements to the addresses in dst, in order. */
+static TH__HOT void th__index_write_block(char *const *dst, const char *src, int64_t stride, int64_t n, size_t es,
+                                          th__index_add_fn add)
+{
+    if (add) {
+        add(dst, src, stride, n);
+        return;
+    }
+    switch (es) {
+    case 1: th__index_write_block_sized(dst, src, stride, n, 1); break;
+    case 2: th__index_write_block_sized(dst, src, stride, n, 2); break;
+    case 4: th__index_write_block_sized(dst, src, stride, n, 4); break;
+    case 8: th__index_write_block_sized(dst, src, stride, n, 8); break;
+    default: th__index_write_block_sized(dst, src, stride, n, es); break;
+    }
+}
+
+static int th__index_check_kind(const char *fn, const th_tensor *t, th_dtype want, const char *what)
+{
+    if (th__shape_check_input(fn, t, what)) return th_last_status();
+    if (t->dtype != want)
+        return th__fail(TH_ERR_DTYPE, fn, "%s is %s; it must be %s", what, th_dtype_name(t->dtype), th_dtype_name(want));
+    return TH_OK;
+}
+
+typedef struct th__index_range {
+    int64_t bound;
+    bool bad;
+    int64_t value;
+} th__index_range;
+
+static void th__index_range_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    th__index_range *r = (th__index_range *)ctx;
+    if (r->bad) return;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t v = th__index_load(data[0] + i * strides[0]);
+        if (v < -r->bound || v >= r->bound) {
+            r->bad = true;
+            r->value = v;
+            return;
+        }
+    }
+}
+
+/* Every index in [-bound, bound), checked before anything is written so an error leaves outputs untouched.
+ * where names the bound in the message ("dim 1 of size 4"). */
+static int th__index_check_range(const char *fn, const th_tensor *idx, int64_t bound, const char *where)
+{
+    const th_tensor *ops[1] = {idx};
+    th__iter it;
+    if (th__iter_init(fn, &it, 1, ops)) return th_last_status();
+    th__index_range r = {bound, false, 0};
+    th__iter_for_each(&it, th__index_range_row, &r);
+    if (r.bad)
+        return th__fail(TH_ERR_RANGE, fn, "index %lld is out of range for %s (valid: %lld..%lld)", (long long)r.value,
+                        where, (long long)-bound, (long long)(bound - 1));
+    return TH_OK;
+}
+
+/* The tensor an in-place op writes: host memory, writable, and no two elements at one address (checked as an
+ * out of its own shape, so the message calls it out). */
+static int th__index_check_target(const char *fn, const th_tensor *t)
+{
+    if (!t) return th__fail(TH_ERR_INVALID, fn, "NULL tensor");
+    return th__check_out(fn, t, t->dtype, t->ndim, t->sizes);
+}
+
+static inline int64_t th__index_wrap(int64_t v, int64_t bound) { return v < 0 ? v + bound : v; }
+
+/* t restricted to shape (ndim, sizes) with dim d pinned at index 0 (stride 0): the operand that follows an
+ * index tensor in gather and scatter, each element then offset by index * t's stride of d. */
+static th_tensor *th__index_pinned(const char *fn, const th_tensor *t, int d, const int64_t *sizes)
+{
+    int64_t strides[TH_MAX_DIMS];
+    memcpy(strides, t->strides, (size_t)t->ndim * sizeof *strides);
+    if (t->ndim > 0) strides[d] = 0;
+    return th__view_of(fn, t, t->offset, t->ndim, sizes, strides);
+}
+
+/* ---- index_select ---- */
+
+typedef struct th__select_job {
+    const int64_t *idx; /* already wrapped */
+    int64_t jbegin, jend;
+    int64_t out_step, in_step; /* bytes between neighbours along dim */
+    size_t es;
+    const th__iter *it;
+} th__select_job;
+
+static inline void th__select_row_sized(char **data, const int64_t *strides, int64_t n, const th__select_job *job,
+                                        size_t es)
+{
+    /* Locals: the compiler cannot tell that the stores below leave *job alone. */
+    char *out = data[0];
+    const char *in = data[1];
+    const int64_t *idx = job->idx;
+    const int64_t jbegin = job->jbegin, jend = job->jend, out_step = job->out_step, in_step = job->in_step;
+    const int64_t os = strides[0], is = strides[1];
+    if (os == (int64_t)es && is == (int64_t)es) {
+        for (int64_t j = jbegin; j < jend; j++) memcpy(out + j * out_step, in + idx[j] * in_step, (size_t)n * es);
+    } else if (llabs(is) <= llabs(in_step)) {
+        /* The row runs along memory closer than dim does: copy it whole for each index. */
+        for (int64_t j = jbegin; j < jend; j++) {
+            char *o = out + j * out_step;
+            const char *src = in + idx[j] * in_step;
+            for (int64_t i = 0; i < n; i++) th__index_move(o + i * os, src + i * is, es);
+        }
+    } else {
+        /* dim is the closer one (often the innermost): for each element of the row, walk the indices, so the
+         * reads stay inside one stretch of memory and the writes go in order. */
+        for (int64_t i = 0; i < n; i++) {
+            char *o = out + i * os;
+            const char *src = in + i * is;
+            for (int64_t j = jbegin; j < jend; j++) th__index_move(o + j * out_step, src + idx[j] * in_step, es);
+        }
+    }
+}
+
+static TH__HOT void th__select_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const th__select_job *job = (const th__select_job *)ctx;
+    switch (job->es) {
+    case 1: th__select_row_sized(data, strides, n, job, 1); break;
+    case 2: th__select_row_sized(data, strides, n, job, 2); break;
+    case 4: th__select_row_sized(data, strides, n, job, 4); break;
+    case 8: th__select_row_sized(data, strides, n, job, 8); break;
+    case 16: th__select_row_sized(data, strides, n, job, 16); break;
+    default: th__select_row_sized(data, strides, n, job, job->es); break;
+    }
+}
+
+/* One thread's share of the indices, over every row. */
+static void th__select_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    th__select_job job = *(const th__select_job *)ctx;
+    job.jbegin = begin;
+    job.jend = end;
+    th__iter_for_each(job.it, th__select_row, &job);
+}
+
+static th_tensor *th__index_select(const char *fn, th_tensor *out, const th_tensor *t, int dim, const th_tensor *idx)
+{
+    if (th__shape_check_input(fn, t, "tensor") || th__index_check_kind(fn, idx, TH_I64, "index")) return NULL;
+    if (idx->ndim > 1) {
+        th__fail(TH_ERR_SHAPE, fn, "index has %d dims; it must be 0-d or 1-d", idx->ndim);
+        return NULL;
+    }
+    int d = 0;
+    if (th__wrap_dim(fn, dim, t->ndim, &d)) return NULL;
+    const int64_t nidx = th__numel(idx);
+    const int64_t bound = t->ndim > 0 ? t->sizes[d] : 1;
+    int64_t sizes[TH_MAX_DIMS];
+    memcpy(sizes, t->sizes, (size_t)t->ndim * sizeof *sizes);
+    if (t->ndim > 0) {
+        sizes[d] = nidx;
+    } else if (nidx != 1) {
+        th__fail(TH_ERR_SHAPE, fn, "a 0-d tensor takes exactly one index, got %lld", (long long)nidx);
+        return NULL;
+    }
+    char where[96];
+    snprintf(where, sizeof where, "dim %d of size %lld", d, (long long)bound);
+    if (th__index_check_range(fn, idx, bound, where)) return NULL;
+    th_tensor *result = th__result(fn, out, t->dtype, t->ndim, sizes);
+    if (!result) return NULL;
+    if (th__numel(result) == 0) return result;
+    int64_t *wrapped = (int64_t *)malloc((size_t)nidx * sizeof *wrapped);
+    th_tensor *src = th__shape_unalias(fn, result, t);
+    th_tensor *out_slice = NULL, *in_slice = NULL;
+    int status = TH_OK;
+    if (!wrapped) status = th__fail(TH_ERR_NOMEM, fn, "out of memory for %lld indices", (long long)nidx);
+    if (!src) status = th_last_status();
+    if (!status) {
+        const char *p = (const char *)th_tensor_data(idx);
+        int64_t step = idx->ndim > 0 ? idx->strides[0] * 8 : 0;
+        for (int64_t j = 0; j < nidx; j++) wrapped[j] = th__index_wrap(th__index_load(p + j * step), bound);
+        /* The rows of result and src with dim pinned at 0; the kernel steps along dim itself. */
+        int64_t one[TH_MAX_DIMS];
+        memcpy(one, result->sizes, (size_t)result->ndim * sizeof *one);
+        if (result->ndim > 0) one[d] = 1;
+        out_slice = th__view_of(fn, result, result->offset, result->ndim, one, result->strides);
+        in_slice = th__view_of(fn, src, src->offset, src->ndim, one, src->strides);
+        if (!out_slice || !in_slice) status = th_last_status();
+    }
+    th__iter it;
+    if (!status) {
+        const th_tensor *ops[2] = {out_slice, in_slice};
+        status = th__iter_init(fn, &it, 2, ops);
+    }
+    if (!status) {
+        size_t es = th__elsize(t);
+        th__select_job job = {wrapped, 0, nidx, 0, 0, es, &it};
+        if (t->ndim > 0) {
+            job.out_step = result->strides[d] * (int64_t)es;
+            job.in_step = src->strides[d] * (int64_t)es;
+        }
+        int nthreads = th__threads_for(it.numel * nidx);
+        if (nthreads > 1 && nidx >= nthreads)
+            th__parallel_chunks(nidx, nthreads, th__select_chunk, &job);
+        else
+            th__iter_parallel(&it, th__select_row, &job);
+    }
+    th_tensor_release(out_slice);
+    th_tensor_release(in_slice);
+    th_tensor_release(src);
+    free(wrapped);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* ---- gather, scatter, scatter_add ---- */
+
+typedef struct th__pick_job {
+    int64_t bound, step; /* t's size and byte stride along dim */
+    size_t es;
+    th__index_add_fn add; /* scatter_add; NULL: plain writes */
+} th__pick_job;
+
+static inline void th__gather_row_sized(char **data, const int64_t *strides, int64_t n, const th__pick_job *job,
+                                        size_t es)
+{
+    char *out = data[0];
+    const char *idx = data[1], *in = data[2];
+    const int64_t bound = job->bound, step = job->step, os = strides[0], xs = strides[1], is = strides[2];
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = th__index_wrap(th__index_load(idx + i * xs), bound);
+        th__index_move(out + i * os, in + i * is + k * step, es);
+    }
+}
+
+/* ops: out, idx, t pinned. */
+static TH__HOT void th__gather_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const th__pick_job *job = (const th__pick_job *)ctx;
+    switch (job->es) {
+    case 1: th__gather_row_sized(data, strides, n, job, 1); break;
+    case 2: th__gather_row_sized(data, strides, n, job, 2); break;
+    case 4: th__gather_row_sized(data, strides, n, job, 4); break;
+    case 8: th__gather_row_sized(data, strides, n, job, 8); break;
+    default: th__gather_row_sized(data, strides, n, job, job->es); break;
+    }
+}
+
+/* ops: t pinned, idx, src. Sequential: several indices may name one element. */
+static void th__scatter_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const th__pick_job *job = (const th__pick_job *)ctx;
+    const int64_t bound = job->bound, step = job->step;
+    char *dst[TH__INDEX_BLOCK];
+    for (int64_t done = 0; done < n; done += TH__INDEX_BLOCK) {
+        int64_t m = n - done < TH__INDEX_BLOCK ? n - done : TH__INDEX_BLOCK;
+        for (int64_t i = 0; i < m; i++) {
+            int64_t k = th__index_wrap(th__index_load(data[1] + (done + i) * strides[1]), bound);
+            dst[i] = data[0] + (done + i) * strides[0] + k * step;
+        }
+        th__index_write_block(dst, data[2] + done * strides[2], strides[2], m, job->es, job->add);
+    }
+}
+
+/* The checks gather and scatter share: idx has t's ndim and fits inside t outside dim (and inside src
+ * everywhere, when there is a src). */
+static int th__pick_check(const char *fn, const th_tensor *t, const th_tensor *idx, const th_tensor *src, int dim,
+                          int *d)
+{
+    if (th__shape_check_input(fn, t, "tensor") || th__index_check_kind(fn, idx, TH_I64, "index")) return th_last_status();
+    if (src && th__shape_check_input(fn, src, "src")) return th_last_status();
+    if (src && src->dtype != t->dtype)
+        return th__fail(TH_ERR_DTYPE, fn, "src is %s, the tensor %s", th_dtype_name(src->dtype), th_dtype_name(t->dtype));
+    if (th__wrap_dim(fn, dim, t->ndim, d)) return th_last_status();
+    if (idx->ndim != t->ndim || (src && src->ndim != t->ndim))
+        return th__fail(TH_ERR_SHAPE, fn, "index has %d dims%s, the tensor %d; they must be equal", idx->ndim,
+                        src && src->ndim != t->ndim ? " and src has another count" : "", t->ndim);
+    for (int k = 0; k < t->ndim; k++) {
+        if (k != *d && idx->sizes[k] > t->sizes[k])
+            return th__fail(TH_ERR_SHAPE, fn, "index has size %lld in dim %d, more than the tensor's %lld",
+                            (long long)idx->sizes[k], k, (long long)t->sizes[k]);
+        if (src && idx->sizes[k] > src->sizes[k])
+            return th__fail(TH_ERR_SHAPE, fn, "index has size %lld in dim %d, more than src's %lld",
+                            (long long)idx->sizes[k], k, (long long)src->sizes[k]);
+    }
+    char where[96];
+    int64_t bound = t->ndim > 0 ? t->sizes[*d] : 1;
+    snprintf(where, sizeof where, "dim %d of size %lld", *d, (long long)bound);
+    return th__index_check_range(fn, idx, bound, where);
+}
+
+static th_tensor *th__gather(const char *fn, th_tensor *out, const th_tensor *t, int dim, const th_tensor *idx)
+{
+    int d = 0;
+    if (th__pick_check(fn, t, idx, NULL, dim, &d)) return NULL;
+    th_tensor *result = th__result(fn, out, t->dtype, idx->ndim, idx->sizes);
+    if (!result || th__numel(result) == 0) return result;
+    th_tensor *src = th__shape_unalias(fn, result, t), *index = th__shape_unalias(fn, result, idx);
+    th_tensor *pinned = src ? th__index_pinned(fn, src, d, idx->sizes) : NULL;
+    int status = pinned && index ? TH_OK : th_last_status();
+    th__iter it;
+    if (!status) {
+        const th_tensor *ops[3] = {result, index, pinned};
+        status = th__iter_init(fn, &it, 3, ops);
+    }
+    if (!status) {
+        th__pick_job job = {t->ndim > 0 ? t->sizes[d] : 1, t->ndim > 0 ? t->strides[d] * (int64_t)th__elsize(t) : 0,
+                            th__elsize(t), NULL};
+        th__iter_parallel(&it, th__gather_row, &job);
+    }
+    th_tensor_release(pinned);
+    th_tensor_release(index);
+    th_tensor_release(src);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+static int th__scatter_inplace(const char *fn, th_tensor *t, int dim, const th_tensor *idx, const th_tensor *src,
+                               th__index_add_fn add)
+{
+    int d = 0;
+    if (th__index_check_target(fn, t)) return th_last_status();
+    if (!src) return th__fail(TH_ERR_INVALID, fn, "NULL src");
+    if (th__pick_check(fn, t, idx, src, dim, &d)) return th_last_status();
+    if (th__numel(idx) == 0) return TH_OK;
+    th_tensor *values = th__shape_unalias(fn, t, src), *index = th__shape_unalias(fn, t, idx);
+    th_tensor *pinned = th__index_pinned(fn, t, d, idx->sizes);
+    th_tensor *narrowed = values ? th__view_of(fn, values, values->offset, idx->ndim, idx->sizes, values->strides) : NULL;
+    int status = pinned && index && narrowed ? TH_OK : th_last_status();
+    th__iter it;
+    if (!status) {
+        const th_tensor *ops[3] = {pinned, index, narrowed};
+        status = th__iter_init(fn, &it, 3, ops);
+    }
+    if (!status) {
+        th__pick_job job = {t->ndim > 0 ? t->sizes[d] : 1, t->ndim > 0 ? t->strides[d] * (int64_t)th__elsize(t) : 0,
+                            th__elsize(t), add};
+        th__iter_for_each(&it, th__scatter_row, &job);
+    }
+    th_tensor_release(narrowed);
+    th_tensor_release(pinned);
+    th_tensor_release(index);
+    th_tensor_release(values);
+    return status;
+}
+
+/* A copy of t with the in-place op applied: the out-of-place forms of scatter, scatter_add and put. */
+static th_tensor *th__index_clone(const char *fn, const th_tensor *t)
+{
+    if (th__shape_check_input(fn, t, "tensor")) return NULL;
+    return th__convert_new(fn, t->dtype, t);
+}
+
+static th_tensor *th__scatter(const char *fn, const th_tensor *t, int dim, const th_tensor *idx, const th_tensor *src,
+                              th__index_add_fn add)
+{
+    th_tensor *result = th__index_clone(fn, t);
+    if (result && th__scatter_inplace(fn, result, dim, idx, src, add)) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* ---- masked_fill, masked_select ---- */
+
+typedef struct th__fill_job {
+    const char *value;
+    size_t es;
+} th__fill_job;
+
+static inline void th__masked_fill_row_sized(char **data, const int64_t *strides, int64_t n, const char *value,
+                                             size_t es)
+{
+    char *out = data[0];
+    const char *mask = data[1];
+    const int64_t os = strides[0], ms = strides[1];
+    if (es > 16) { /* no dtype is wider; kept for safety */
+        for (int64_t i = 0; i < n; i++)
+            if (mask[i * ms]) memcpy(out + i * os, value, es);
+        return;
+    }
+    char v[16]; /* a local copy the stores cannot change, so it stays in a register */
+    memcpy(v, value, es);
+    for (int64_t i = 0; i < n; i++)
+        if (mask[i * ms]) th__index_move(out + i * os, v, es);
+}
+
+/* ops: t, mask (bool bytes: anything nonzero is true). */
+static TH__HOT void th__masked_fill_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const th__fill_job *job = (const th__fill_job *)ctx;
+    switch (job->es) {
+    case 1: th__masked_fill_row_sized(data, strides, n, job->value, 1); break;
+    case 2: th__masked_fill_row_sized(data, strides, n, job->value, 2); break;
+    case 4: th__masked_fill_row_sized(data, strides, n, job->value, 4); break;
+    case 8: th__masked_fill_row_sized(data, strides, n, job->value, 8); break;
+    default: th__masked_fill_row_sized(data, strides, n, job->value, job->es); break;
+    }
+}
+
+static int th__masked_fill_inplace(const char *fn, th_tensor *t, const th_tensor *mask, const void *value)
+{
+    if (th__index_check_target(fn, t) || th__index_check_kind(fn, mask, TH_BOOL, "mask")) return th_last_status();
+    /* An element's own mask byte may be the element (t.masked_fill_(t, 0) on a bool t): same-layout reads are safe. */
+    th_tensor *m = th__unalias(fn, t, mask);
+    if (!m) return th_last_status();
+    const th_tensor *ops[2] = {t, m};
+    th__iter it;
+    int status = th__iter_init(fn, &it, 2, ops);
+    if (!status) {
+        th__fill_job job = {(const char *)value, th__elsize(t)};
+        th__iter_parallel(&it, th__masked_fill_row, &job);
+    }
+    th_tensor_release(m);
+    return status;
+}
+
+static th_tensor *th__masked_fill(const char *fn, th_tensor *out, const th_tensor *t, const th_tensor *mask,
+                                  const void *value)
+{
+    if (th__shape_check_input(fn, t, "tensor") || th__index_check_kind(fn, mask, TH_BOOL, "mask")) return NULL;
+    const th_tensor *both[2] = {t, mask};
+    int ndim = 0;
+    int64_t sizes[TH_MAX_DIMS];
+    if (th__broadcast_shape(fn, 2, both, &ndim, sizes)) return NULL;
+    th_tensor *result = th__result(fn, out, t->dtype, ndim, sizes);
+    if (!result) return NULL;
+    th_tensor *m = th__shape_unalias(fn, result, mask); /* copying t into out must not change the mask */
+    int status = m ? th__copy(fn, result, t) : th_last_status();
+    if (!status) status = th__masked_fill_inplace(fn, result, m, value);
+    th_tensor_release(m);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* Calls row for every innermost row of ops (all of one shape), in row-major order: the order of the flat
+ * index, which masked_select and nonzero promise and th__iter (free to reorder dims) does not. Trailing dims
+ * contiguous in every operand are merged. */
+static void th__index_rowmajor(int nops, const th_tensor *const *ops, th__row_fn row, void *ctx)
+{
+    const th_tensor *t0 = ops[0];
+    if (th__numel(t0) == 0) return;
+    int64_t shape[TH_MAX_DIMS], strides[TH__ITER_MAX_OPS][TH_MAX_DIMS];
+    int nd = 0;
+    for (int d = 0; d < t0->ndim; d++) {
+        if (t0->sizes[d] == 1) continue;
+        bool merge = nd > 0;
+        for (int op = 0; merge && op < nops; op++)
+            merge = strides[op][nd - 1] == ops[op]->strides[d] * (int64_t)th__elsize(ops[op]) * t0->sizes[d];
+        if (merge) {
+            shape[nd - 1] *= t0->sizes[d];
+            for (int op = 0; op < nops; op++) strides[op][nd - 1] = ops[op]->strides[d] * (int64_t)th__elsize(ops[op]);
+            continue;
+        }
+        shape[nd] = t0->sizes[d];
+        for (int op = 0; op < nops; op++) strides[op][nd] = ops[op]->strides[d] * (int64_t)th__elsize(ops[op]);
+        nd++;
+    }
+    char *ptrs[TH__ITER_MAX_OPS];
+    int64_t inner[TH__ITER_MAX_OPS];
+    for (int op = 0; op < nops; op++) {
+        ptrs[op] = (char *)th_tensor_data(ops[op]);
+        inner[op] = nd > 0 ? strides[op][nd - 1] : 0;
+    }
+    if (nd <= 1) {
+        row(ptrs, inner, nd == 1 ? shape[0] : 1, ctx);
+        return;
+    }
+    int64_t idx[TH_MAX_DIMS] = {0};
+    for (;;) {
+        row(ptrs, inner, shape[nd - 1], ctx);
+        int d = nd - 2;
+        for (; d >= 0; d--) {
+            for (int op = 0; op < nops; op++) ptrs[op] += strides[op][d];
+            if (++idx[d] < shape[d]) break;
+            for (int op = 0; op < nops; op++) ptrs[op] -= strides[op][d] * shape[d];
+            idx[d] = 0;
+        }
+        if (d < 0) return;
+    }
+}
+
+typedef struct th__select_mask_job {
+    char *cursor; /* the next output element */
+    int64_t count;
+    size_t es;
+} th__select_mask_job;
+
+static void th__mask_count_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    th__select_mask_job *job = (th__select_mask_job *)ctx;
+    const char *mask = data[0];
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++) count += mask[i * strides[0]] != 0;
+    job->count += count;
+}
+
+static inline void th__masked_select_row_sized(char **data, const int64_t *strides, int64_t n,
+                                               th__select_mask_job *job, size_t es)
+{
+    char *cursor = job->cursor;
+    const char *in = data[0], *mask = data[1];
+    const int64_t is = strides[0], ms = strides[1];
+    for (int64_t i = 0; i < n; i++) {
+        if (!mask[i * ms]) continue;
+        th__index_move(cursor, in + i * is, es);
+        cursor += es;
+    }
+    job->cursor = cursor;
+}
+
+/* ops: t, mask. */
+static TH__HOT void th__masked_select_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    th__select_mask_job *job = (th__select_mask_job *)ctx;
+    switch (job->es) {
+    case 1: th__masked_select_row_sized(data, strides, n, job, 1); break;
+    case 2: th__masked_select_row_sized(data, strides, n, job, 2); break;
+    case 4: th__masked_select_row_sized(data, strides, n, job, 4); break;
+    case 8: th__masked_select_row_sized(data, strides, n, job, 8); break;
+    default: th__masked_select_row_sized(data, strides, n, job, job->es); break;
+    }
+}
+
+static th_tensor *th__masked_select(const char *fn, const th_tensor *t, const th_tensor *mask)
+{
+    if (th__shape_check_input(fn, t, "tensor") || th__index_check_kind(fn, mask, TH_BOOL, "mask")) return NULL;
+    const th_tensor *both[2] = {t, mask};
+    int ndim = 0;
+    int64_t sizes[TH_MAX_DIMS];
+    if (th__broadcast_shape(fn, 2, both, &ndim, sizes)) return NULL;
+    th_tensor *te = th__expand(fn, t, ndim, sizes), *me = th__expand(fn, mask, ndim, sizes);
+    th_tensor *result = NULL;
+    if (te && me) {
+        th__select_mask_job job = {NULL, 0, th__elsize(t)};
+        const th_tensor *mask_only[1] = {me};
+        th__iter it;
+        if (!th__iter_init(fn, &it, 1, mask_only)) {
+            th__iter_for_each(&it, th__mask_count_row, &job);
+            result = th__tensor_empty(fn, t->dtype, 1, &job.count);
+        }
+        if (result && job.count > 0) {
+            job.cursor = (char *)th_tensor_data(result);
+            const th_tensor *ops[2] = {te, me};
+            th__index_rowmajor(2, ops, th__masked_select_row, &job);
+        }
+    }
+    th_tensor_release(te);
+    th_tensor_release(me);
+    return result;
+}
+
+/* ---- nonzero ---- */
+
+typedef struct th__nonzero_job {
+    th__index_nonzero_fn nonzero;
+    int64_t count;
+} th__nonzero_job;
+
+static void th__nonzero_count_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    th__nonzero_job *job = (th__nonzero_job *)ctx;
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++) count += job->nonzero(data[0] + i * strides[0]);
+    job->count += count;
+}
+
+static th_tensor *th__nonzero(const char *fn, const th_tensor *t, th__index_nonzero_fn nonzero)
+{
+    if (th__shape_check_input(fn, t, "tensor")) return NULL;
+    const th_tensor *ops[1] = {t};
+    th__iter it;
+    if (th__iter_init(fn, &it, 1, ops)) return NULL;
+    th__nonzero_job job = {nonzero, 0};
+    th__iter_for_each(&it, th__nonzero_count_row, &job);
+    const int nd = t->ndim;
+    int64_t sizes[2] = {job.count, nd};
+    th_tensor *result = th__tensor_empty(fn, TH_I64, 2, sizes);
+    if (!result || job.count == 0) return result;
+    /* Row-major walk keeping the multi-index: each nonzero element writes its nd coordinates. */
+    char *cursor = (char *)th_tensor_data(result);
+    const char *p = (const char *)th_tensor_data(t);
+    const int64_t es = (int64_t)th__elsize(t);
+    if (nd == 0) return result; /* a 0-d nonzero tensor: one row of no coordinates */
+    int64_t idx[TH_MAX_DIMS] = {0};
+    const int64_t last = t->sizes[nd - 1], step = t->strides[nd - 1] * es;
+    for (;;) {
+        for (int64_t i = 0; i < last; i++) {
+            if (!nonzero(p + i * step)) continue;
+            for (int k = 0; k < nd - 1; k++, cursor += 8) th__index_store(cursor, idx[k]);
+            th__index_store(cursor, i);
+            cursor += 8;
+        }
+        int d = nd - 2;
+        for (; d >= 0; d--) {
+            p += t->strides[d] * es;
+            if (++idx[d] < t->sizes[d]) break;
+            p -= t->strides[d] * es * t->sizes[d];
+            idx[d] = 0;
+        }
+        if (d < 0) return result;
+    }
+}
+
+/* ---- take, put ---- */
+
+/* Where flat (row-major) element k of t lives, in bytes from its first element. */
+typedef struct th__flat_job {
+    const th_tensor *t;
+    const char *base; /* t's first element */
+    int64_t bound;
+    bool contiguous;
+    size_t es;
+    th__index_add_fn add;
+} th__flat_job;
+
+static inline int64_t th__flat_offset(const th__flat_job *job, int64_t k)
+{
+    if (job->contiguous) return k * (int64_t)job->es;
+    int64_t off = 0;
+    for (int d = job->t->ndim - 1; d >= 0; d--) {
+        int64_t size = job->t->sizes[d];
+        off += (k % size) * job->t->strides[d];
+        k /= size;
+    }
+    return off * (int64_t)job->es;
+}
+
+static inline void th__take_row_sized(char **data, const int64_t *strides, int64_t n, const th__flat_job *job,
+                                      size_t es)
+{
+    /* Locals: the compiler cannot tell that the stores below leave *job alone. */
+    char *out = data[0];
+    const char *idx = data[1], *base = job->base;
+    const int64_t bound = job->bound, os = strides[0], is = strides[1];
+    if (job->contiguous) {
+        for (int64_t i = 0; i < n; i++)
+            th__index_move(out + i * os, base + th__index_wrap(th__index_load(idx + i * is), bound) * (int64_t)es, es);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t k = th__index_wrap(th__index_load(idx + i * is), bound);
+        th__index_move(out + i * os, base + th__flat_offset(job, k), es);
+    }
+}
+
+/* ops: out, idx. */
+static TH__HOT void th__take_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const th__flat_job *job = (const th__flat_job *)ctx;
+    switch (job->es) {
+    case 1: th__take_row_sized(data, strides, n, job, 1); break;
+    case 2: th__take_row_sized(data, strides, n, job, 2); break;
+    case 4: th__take_row_sized(data, strides, n, job, 4); break;
+    case 8: th__take_row_sized(data, strides, n, job, 8); break;
+    default: th__take_row_sized(data, strides, n, job, job->es); break;
+    }
+}
+
+/* ops: idx, src. */
+static void th__put_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+{
+    const th__flat_job *job = (const th__flat_job *)ctx;
+    char *dst[TH__INDEX_BLOCK];
+    for (int64_t done = 0; done < n; done += TH__INDEX_BLOCK) {
+        int64_t m = n - done < TH__INDEX_BLOCK ? n - done : TH__INDEX_BLOCK;
+        for (int64_t i = 0; i < m; i++) {
+            int64_t k = th__index_wrap(th__index_load(data[0] + (done + i) * strides[0]), job->bound);
+            dst[i] = (char *)job->base + th__flat_offset(job, k);
+        }
+        th__index_write_block(dst, data[1] + done * strides[1], strides[1], m, job->es, job->add);
+    }
+}
+
+static int th__flat_check(const char *fn, const th_tensor *t, const th_tensor *idx)
+{
+    if (th__shape_check_input(fn, t, "tensor") || th__index_check_kind(fn, idx, TH_I64, "index")) return th_last_status();
+    char where[96];
+    snprintf(where, sizeof where, "a tensor of %lld elements", (long long)th__numel(t));
+    return th__index_check_range(fn, idx, th__numel(t), where);
+}
+
+static th_tensor *th__take(const char *fn, th_tensor *out, const th_tensor *t, const th_tensor *idx)
+{
+    if (th__flat_check(fn, t, idx)) return NULL;
+    th_tensor *result = th__result(fn, out, t->dtype, idx->ndim, idx->sizes);
+    if (!result || th__numel(result) == 0) return result;
+    th_tensor *src = th__shape_unalias(fn, result, t), *index = th__shape_unalias(fn, result, idx);
+    int status = src && index ? TH_OK : th_last_status();
+    th__iter it;
+    if (!status) {
+        const th_tensor *ops[2] = {result, index};
+        status = th__iter_init(fn, &it, 2, ops);
+    }
+    if (!status) {
+        th__flat_job job = {src, (const char *)th_tensor_data(src), th__numel(src), th_tensor_is_contiguous(src),
+                            th__elsize(src), NULL};
+        th__iter_parallel(&it, th__take_row, &job);
+    }
+    th_tensor_release(index);
+    th_tensor_release(src);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+static int th__put_inplace(const char *fn, th_tensor *t, const th_tensor *idx, const th_tensor *src,
+                           th__index_add_fn add)
+{
+    if (th__flat_check(fn, t, idx) || th__shape_check_input(fn, src, "src")) return th_last_status();
+    if (src->dtype != t->dtype)
+        return th__fail(TH_ERR_DTYPE, fn, "src is %s, the tensor %s", th_dtype_name(src->dtype), th_dtype_name(t->dtype));
+    int64_t n = th__numel(idx);
+    if (th__numel(src) != n)
+        return th__fail(TH_ERR_SHAPE, fn, "index has %lld elements but src has %lld; they must be equal", (long long)n,
+                        (long long)th__numel(src));
+    if (th__index_check_target(fn, t)) return th_last_status();
+    if (n == 0) return TH_OK;
+    /* Flat pairs, in row-major order of idx and src: with duplicate indices the last one wins (or all add up). */
+    th_tensor *values = th__shape_unalias(fn, t, src), *index = th__shape_unalias(fn, t, idx);
+    th_tensor *v1 = values ? th__reshape(fn, values, 1, &n) : NULL, *i1 = index ? th__reshape(fn, index, 1, &n) : NULL;
+    int status = v1 && i1 ? TH_OK : th_last_status();
+    th__iter it;
+    if (!status) {
+        const th_tensor *ops[2] = {i1, v1};
+        status = th__iter_init(fn, &it, 2, ops);
+    }
+    if (!status) {
+        th__flat_job job = {t, (const char *)th_tensor_data(t), th__numel(t), th_tensor_is_contiguous(t), th__elsize(t), add};
+        th__iter_for_each(&it, th__put_row, &job);
+    }
+    th_tensor_release(v1);
+    th_tensor_release(i1);
+    th_tensor_release(values);
+    th_tensor_release(index);
+    return status;
+}
+
+static th_tensor *th__put(const char *fn, const th_tensor *t, const th_tensor *idx, const th_tensor *src,
+                          th__index_add_fn add)
+{
+    th_tensor *result = th__index_clone(fn, t);
+    if (result && th__put_inplace(fn, result, idx, src, add)) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+#endif
