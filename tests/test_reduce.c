@@ -826,7 +826,8 @@ static void test_errors(void)
     CHECK_FAILS(th_f32_argmax_dim_out((th_i64_tensor *)u, a, 1, false), TH_ERR_DTYPE, "th_f32_argmax_dim_out",
                 "this result is i64");
     th_i64_tensor *wrong_idx = th_i64_empty(1, SZ(4));
-    CHECK_FAILS(th_f32_max_dim_out(out, wrong_idx, a, 1, false), TH_ERR_SHAPE, "th_f32_max_dim_out", "out has shape (4)");
+    CHECK_FAILS(th_f32_max_dim_out(out, wrong_idx, a, 1, false), TH_ERR_SHAPE, "th_f32_max_dim_out",
+                "out has shape (4)");
     th_i64_release(wrong_idx);
     th_u8_release(u);
     th_f32_tensor *one = th_f32_empty(1, SZ(1));

@@ -75,7 +75,7 @@ enum {
 };
 
 /* The shape of a reduction of in over dim (wrapped): dim removed, or kept with size 1. */
-static void th__reduce_shape(const th_tensor *in, int dim, bool keepdim, int *ndim, int64_t *sizes)
+TH__MAYBE_UNUSED static void th__reduce_shape(const th_tensor *in, int dim, bool keepdim, int *ndim, int64_t *sizes)
 {
     int n = 0;
     for (int d = 0; d < in->ndim; d++) {
@@ -87,7 +87,7 @@ static void th__reduce_shape(const th_tensor *in, int dim, bool keepdim, int *nd
 
 /* A header on the stack: t's elements with dim removed (dim < 0: all of t). Only the iteration engine sees
  * it; it holds no reference. */
-static void th__reduce_drop_dim(const th_tensor *t, int dim, th_tensor *view)
+TH__MAYBE_UNUSED static void th__reduce_drop_dim(const th_tensor *t, int dim, th_tensor *view)
 {
     atomic_init(&view->refcount, 1);
     view->storage = t->storage;
@@ -105,8 +105,8 @@ static void th__reduce_drop_dim(const th_tensor *t, int dim, th_tensor *view)
 
 /* The plan over in (dim wrapped; a 0-d in reduces over its one element) and the outputs outs[0..nouts-1],
  * which have in's shape with dim removed or kept as size 1 (scans: in's shape). */
-static int th__reduce_plan(const char *fn, th__iter *it, th__reduce_op *op, const th_tensor *in, int dim, int nouts,
-                           th_tensor *const *outs)
+TH__MAYBE_UNUSED static int th__reduce_plan(const char *fn, th__iter *it, th__reduce_op *op, const th_tensor *in,
+                                             int dim, int nouts, th_tensor *const *outs)
 {
     th_tensor views[TH__ITER_MAX_OPS];
     const th_tensor *ops[TH__ITER_MAX_OPS];
@@ -128,7 +128,7 @@ static int th__reduce_plan(const char *fn, th__iter *it, th__reduce_op *op, cons
 }
 
 /* Runs row over the plan's outputs, split across threads by output element when the work is big. */
-static void th__reduce_run(const th__iter *it, int64_t work, th__row_fn row, void *ctx)
+TH__MAYBE_UNUSED static void th__reduce_run(const th__iter *it, int64_t work, th__row_fn row, void *ctx)
 {
     int nthreads = th__threads_for(work);
     if (nthreads > it->numel) nthreads = (int)it->numel;
@@ -140,7 +140,7 @@ static void th__reduce_run(const th__iter *it, int64_t work, th__row_fn row, voi
     th__parallel_chunks(it->numel, nthreads, th__iter_job_run, &job);
 }
 
-static bool th__reduce_has_identity(const th__reduce_op *op)
+TH__MAYBE_UNUSED static bool th__reduce_has_identity(const th__reduce_op *op)
 {
     if (op->kind == TH__RED_MAX) return op->map == TH__MAP_ABS; /* |x| >= 0: the max of nothing is 0 */
     return op->kind != TH__RED_MIN;
@@ -150,9 +150,10 @@ static bool th__reduce_has_identity(const th__reduce_op *op)
  * NULL) and int64 indices (when index_result is not NULL). Each result is written into the given out, or into
  * a new tensor when that out is NULL; *value_result / *index_result receive it (a new reference). row is
  * the dtype's kernel. */
-static int th__reduce_dim(const char *fn, const th_tensor *a, int dim, bool keepdim, th__reduce_op *op, th__row_fn row,
-                          th_dtype value_dtype, th_tensor *value_out, th_tensor **value_result, th_tensor *index_out,
-                          th_tensor **index_result)
+TH__MAYBE_UNUSED static int th__reduce_dim(const char *fn, const th_tensor *a, int dim, bool keepdim,
+                                            th__reduce_op *op, th__row_fn row, th_dtype value_dtype,
+                                            th_tensor *value_out, th_tensor **value_result, th_tensor *index_out,
+                                            th_tensor **index_result)
 {
     if (value_result) *value_result = NULL;
     if (index_result) *index_result = NULL;
@@ -204,8 +205,8 @@ fail:
 }
 
 /* A scan (cumsum, cumprod) of a along dim into out (NULL: a new tensor of a's shape and dtype). */
-static th_tensor *th__reduce_scan(const char *fn, th_tensor *out, const th_tensor *a, int dim, th__reduce_op *op,
-                                  th__row_fn row)
+TH__MAYBE_UNUSED static th_tensor *th__reduce_scan(const char *fn, th_tensor *out, const th_tensor *a, int dim,
+                                                    th__reduce_op *op, th__row_fn row)
 {
     if (!a) {
         th__fail(TH_ERR_INVALID, fn, "NULL tensor");
@@ -230,7 +231,8 @@ static th_tensor *th__reduce_scan(const char *fn, th_tensor *out, const th_tenso
 
 /* The iteration over every element of a for a full reduction; *holder keeps what it reads alive (a itself,
  * or a contiguous copy when indices must count in row-major order). */
-static int th__reduce_all_iter(const char *fn, const th_tensor *a, bool row_major, th__iter *it, th_tensor **holder)
+TH__MAYBE_UNUSED static int th__reduce_all_iter(const char *fn, const th_tensor *a, bool row_major, th__iter *it,
+                                                 th_tensor **holder)
 {
     *holder = NULL;
     if (!a) return th__fail(TH_ERR_INVALID, fn, "NULL tensor");
@@ -246,13 +248,13 @@ static int th__reduce_all_iter(const char *fn, const th_tensor *a, bool row_majo
 }
 
 /* The threads a full reduction of n elements is split across, and which part a chunk starting at begin is. */
-static int th__reduce_all_threads(int64_t n)
+TH__MAYBE_UNUSED static int th__reduce_all_threads(int64_t n)
 {
     int t = th__threads_for(n);
     return t > TH__REDUCE_MAX_PARTS ? TH__REDUCE_MAX_PARTS : t;
 }
 
-static int th__reduce_part_of(int64_t n, int nthreads, int64_t begin)
+TH__MAYBE_UNUSED static int th__reduce_part_of(int64_t n, int nthreads, int64_t begin)
 {
     for (int i = 0; i < nthreads; i++)
         if (n * i / nthreads == begin) return i;
