@@ -100,7 +100,7 @@ static double *values_of(const th_tensor *t)
     th_f64_tensor *c = th_f64_convert(t);
     int64_t n = th_f64_numel(c);
     double *v = malloc(sizeof(double) * (size_t)(n ? n : 1));
-    memcpy(v, th_f64_data(c), sizeof(double) * (size_t)n);
+    if (n > 0) memcpy(v, th_f64_data(c), sizeof(double) * (size_t)n);
     th_f64_release(c);
     return v;
 }
