@@ -879,6 +879,28 @@ static void test_errors(void)
     th_f32_release(a);
 }
 
+/* Host memory labelled as CUDA device memory: never read, never written. */
+static void test_device_memory(void)
+{
+    float mem[8];
+    for (int k = 0; k < 8; k++) mem[k] = -1.0f;
+    th_storage *ds = th_storage_from_blob(mem, sizeof mem, (th_device){TH_DEVICE_CUDA, 0}, NULL, NULL);
+    th_f32_tensor *d = th_f32_new_with_storage(ds, 0, 2, SZ(2, 4), NULL);
+    th_storage_release(ds);
+    th_f32_tensor *h = th_f32_ones(2, SZ(2, 4));
+    th_f32_tensor *dcol = th_f32_select(d, 1, 0);
+    CHECK_NULL(th_f32_sum_all(d), TH_ERR_DEVICE, "th_f32_sum_all", "device type 2");
+    CHECK_NULL(th_f32_max_dim(d, 1, false, NULL), TH_ERR_DEVICE, "th_f32_max_dim", "device type 2");
+    CHECK_NULL(th_f32_argmax_all(d), TH_ERR_DEVICE, "th_f32_argmax_all", "device");
+    CHECK_NULL(th_f32_cumsum(d, 0), TH_ERR_DEVICE, "th_f32_cumsum", "device type 2");
+    CHECK_FAILS(th_f32_sum_dim_out(dcol, h, 1, false), TH_ERR_DEVICE, "th_f32_sum_dim_out", "out is on device");
+    CHECK_FAILS(th_f32_cumprod_out(d, h, 1), TH_ERR_DEVICE, "th_f32_cumprod_out", "out is on device");
+    for (int k = 0; k < 8; k++) CHECK(mem[k] == -1.0f);
+    th_f32_release(dcol);
+    th_f32_release(h);
+    th_f32_release(d);
+}
+
 /* ---- accuracy and threads ------------------------------------------------------------------------------ */
 
 /* The sum of 16M float32 values against a compensated double reference: within NumPy's pairwise bound
@@ -979,6 +1001,7 @@ int main(void)
     test_edges();
     test_out_and_aliasing();
     test_errors();
+    test_device_memory();
     test_accuracy();
     test_threads();
     return test_end("test_reduce");
