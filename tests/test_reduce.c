@@ -639,6 +639,60 @@ static void test_every_dtype(void)
     th_c128_release(z);
 }
 
+/* Norms of complex tensors: of the magnitudes, in the real dtype of the same precision. */
+static void test_complex_norm(void)
+{
+    th_c128_tensor *z = th_c128_empty(2, SZ(3, 700));
+    double mags[3 * 700];
+    for (int i = 0; i < 3 * 700; i++) {
+        double re = rnd(), im = i % 7 ? rnd() : 0;
+        th_c128_data(z)[i] = re + im * I;
+        mags[i] = hypot(re, im);
+    }
+    th_c128_data(z)[5] = 0; /* a zero for p = 0 */
+    mags[5] = 0;
+    th_c64_tensor *z64 = th_c64_convert(th_c128_base(z));
+    const double ps[] = {0, 1, 2, 3, 0.5, INFINITY, -INFINITY};
+    for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
+        double want0[700], want1[3], want_all = ref_run(R_NORM, mags, 3 * 700, ps[k]);
+        ref_dim(R_NORM, mags, 2, SZ(3, 700), 0, ps[k], want0);
+        ref_dim(R_NORM, mags, 2, SZ(3, 700), 1, ps[k], want1);
+        th_f64_tensor *n0 = th_c128_norm_dim(z, ps[k], 0, false), *n1 = th_c128_norm_dim(z, ps[k], -1, true);
+        th_f64_tensor *na = th_c128_norm_all(z, ps[k]);
+        CHECK(matches(th_f64_base(n0), 1, SZ(700), want0, 1e-12, "c128 norm_dim 0"));
+        CHECK(matches(th_f64_base(n1), 2, SZ(3, 1), want1, 1e-12, "c128 norm_dim -1 keepdim"));
+        CHECK(matches(th_f64_base(na), 0, NULL, &want_all, 1e-12, "c128 norm_all"));
+        th_f32_tensor *m0 = th_c64_norm_dim(z64, ps[k], 0, false), *ma = th_c64_norm_all(z64, ps[k]);
+        th_f32_tensor *o1 = th_f32_empty(1, SZ(3));
+        CHECK_INT_EQ(th_c64_norm_dim_out(o1, z64, ps[k], 1, false), TH_OK);
+        CHECK(matches(th_f32_base(m0), 1, SZ(700), want0, 1e-5, "c64 norm_dim 0"));
+        CHECK(matches(th_f32_base(o1), 1, SZ(3), want1, 1e-5, "c64 norm_dim_out 1"));
+        CHECK(matches(th_f32_base(ma), 0, NULL, &want_all, 1e-5, "c64 norm_all"));
+        th_f64_release(n0);
+        th_f64_release(n1);
+        th_f64_release(na);
+        th_f32_release(m0);
+        th_f32_release(ma);
+        th_f32_release(o1);
+    }
+    th_f64_tensor *wrong = th_f64_empty(1, SZ(3));
+    CHECK_FAILS(th_c64_norm_dim_out((th_f32_tensor *)wrong, z64, 2, 1, false), TH_ERR_DTYPE, "th_c64_norm_dim_out",
+                "out is f64; this result is f32");
+    CHECK_FAILS(th_c64_norm_dim_out(NULL, z64, 2, 1, false), TH_ERR_INVALID, "th_c64_norm_dim_out", "NULL out");
+    CHECK_NULL(th_c128_norm_all(z, NAN), TH_ERR_INVALID, "th_c128_norm_all", "p is NaN");
+    CHECK_NULL(th_c128_norm_all(NULL, 2), TH_ERR_INVALID, "th_c128_norm_all", "NULL tensor");
+    CHECK_NULL(th_c128_norm_dim(z, 1, 2, false), TH_ERR_RANGE, "th_c128_norm_dim", "dim 2");
+    th_c128_tensor *e = th_c128_empty(1, SZ(0));
+    th_f64_tensor *e2 = th_c128_norm_all(e, 2);
+    CHECK(e2 && th_f64_data(e2)[0] == 0);
+    CHECK_NULL(th_c128_norm_all(e, -INFINITY), TH_ERR_SHAPE, "th_c128_norm_all", "size 0");
+    th_f64_release(e2);
+    th_c128_release(e);
+    th_f64_release(wrong);
+    th_c64_release(z64);
+    th_c128_release(z);
+}
+
 /* Integer sums and products wrap modulo 2^bits, like the dtype's own arithmetic (no UB on the way). */
 static void test_integer_wrap(void)
 {
@@ -997,6 +1051,7 @@ int main(void)
     test_nan();
     test_values_and_indices();
     test_every_dtype();
+    test_complex_norm();
     test_integer_wrap();
     test_edges();
     test_out_and_aliasing();

@@ -56,6 +56,18 @@ TH_API TH_NAME(tensor) *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, in
 TH_API int TH_NAME(norm_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
 #endif
 
+#if defined(TH_REAL_IS_C64)
+/* The p-norm of the magnitudes |z|, as for floating, in the real dtype of the same precision (f32). */
+TH_API th_f32_tensor *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p);
+TH_API th_f32_tensor *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
+TH_API int TH_NAME(norm_dim_out)(th_f32_tensor *out, const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
+#elif defined(TH_REAL_IS_C128)
+/* The p-norm of the magnitudes |z|, as for floating, in the real dtype of the same precision (f64). */
+TH_API th_f64_tensor *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p);
+TH_API th_f64_tensor *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
+TH_API int TH_NAME(norm_dim_out)(th_f64_tensor *out, const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
+#endif
+
 #if !defined(TH_REAL_IS_COMPLEX)
 /* The largest / smallest element; NaN wins (the first NaN), as in NumPy. Indices count along dim (_all:
  * the row-major position) and name the first occurrence. indices may be NULL (values only); on success
@@ -529,9 +541,100 @@ static void TH_PRIVATE(scan_rows)(const th__reduce_op *op, const char *in, int64
     }
 }
 
+#if defined(TH_REAL_IS_COMPLEX)
+/* ---- norms of complex tensors: magnitudes in double, results in the real dtype of the same precision ---- */
+
+static inline double TH_PRIVATE(cmap)(real z, const th__reduce_op *op)
+{
+    const th_complex128 w = TH_PRIVATE(to_c128)(z);
+    const double re = th__c128_real(w), im = th__c128_imag(w);
+    switch (op->map) {
+    case TH__MAP_SQUARE: return re * re + im * im;
+    case TH__MAP_POW: return pow(hypot(re, im), op->p);
+    case TH__MAP_NONZERO: return re != 0.0 || im != 0.0 ? 1.0 : 0.0;
+    default: return hypot(re, im);
+    }
+}
+
+static double TH_PRIVATE(cmapped_run)(const char *p, int64_t s, int64_t n, const th__reduce_op *op)
+{
+    if (n > TH__PAIRWISE_BLOCK) {
+        int64_t half = n / 2;
+        return TH_PRIVATE(cmapped_run)(p, s, half, op) + TH_PRIVATE(cmapped_run)(p + half * s, s, n - half, op);
+    }
+    double acc[4] = {0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int k = 0; k < 4; k++) acc[k] += TH_PRIVATE(cmap)(TH_PRIVATE(load)(p + (i + k) * s), op);
+    for (; i < n; i++) acc[0] += TH_PRIVATE(cmap)(TH_PRIVATE(load)(p + i * s), op);
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+/* Whether magnitude m replaces best: NaN wins, then the strictly larger (smaller). */
+static inline bool TH_PRIVATE(cbetter)(double m, double best, bool is_max)
+{
+    if (isnan(best)) return false;
+    if (isnan(m)) return true;
+    return is_max ? m > best : m < best;
+}
+
+static inline double TH_PRIVATE(cpost)(const th__reduce_op *op, double total)
+{
+    if (op->post == TH__POST_SQRT) return sqrt(total);
+    if (op->post == TH__POST_ROOT) return pow(total, 1.0 / op->p);
+    return total;
+}
+
+static inline void TH_PRIVATE(store_magnitude)(char *p, double v)
+{
+#if defined(TH_REAL_IS_C64)
+    float f = (float)v;
+    memcpy(p, &f, sizeof f);
+#else
+    memcpy(p, &v, sizeof v);
+#endif
+}
+
+/* A norm (a sum of mapped magnitudes, or the max / min magnitude) of each of n outputs: blocks of
+ * neighbouring outputs when the reduced dim is the outer one, else one output at a time. */
+static void TH_PRIVATE(cnorm_rows)(const th__reduce_op *op, const char *in, int64_t sin, char *out, int64_t sout,
+                                   int64_t n)
+{
+    const int64_t rs = op->rstride[0], rlen = op->rlen;
+    const bool extreme = op->kind != TH__RED_SUM, is_max = op->kind == TH__RED_MAX;
+    const int64_t block = TH_PRIVATE(outer)(n, sin, rs) ? TH__REDUCE_BLOCK : 1;
+    double acc[TH__REDUCE_BLOCK];
+    for (int64_t j0 = 0; j0 < n; j0 += block) {
+        const int64_t nb = n - j0 < block ? n - j0 : block;
+        const char *p = in + j0 * sin;
+        if (!extreme && nb == 1) { /* one output: its own pairwise run */
+            double total = TH_PRIVATE(cmapped_run)(p, rs, rlen, op);
+            TH_PRIVATE(store_magnitude)(out + j0 * sout, TH_PRIVATE(cpost)(op, total));
+            continue;
+        }
+        for (int64_t j = 0; j < nb; j++)
+            acc[j] = extreme && rlen > 0 ? TH_PRIVATE(cmap)(TH_PRIVATE(load)(p + j * sin), op) : 0;
+        for (int64_t r = extreme ? 1 : 0; r < rlen; r++)
+            for (int64_t j = 0; j < nb; j++) {
+                double m = TH_PRIVATE(cmap)(TH_PRIVATE(load)(p + r * rs + j * sin), op);
+                if (!extreme) acc[j] += m;
+                else if (TH_PRIVATE(cbetter)(m, acc[j], is_max)) acc[j] = m;
+            }
+        for (int64_t j = 0; j < nb; j++)
+            TH_PRIVATE(store_magnitude)(out + (j0 + j) * sout, extreme ? acc[j] : TH_PRIVATE(cpost)(op, acc[j]));
+    }
+}
+#endif
+
 static void TH_PRIVATE(reduce_row)(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const th__reduce_op *op = (const th__reduce_op *)ctx;
+#if defined(TH_REAL_IS_COMPLEX)
+    if (op->map != TH__MAP_ID) { /* norms */
+        TH_PRIVATE(cnorm_rows)(op, data[0], strides[0], data[1], strides[1], n);
+        return;
+    }
+#endif
     switch (op->kind) {
     case TH__RED_SUM: TH_PRIVATE(sum_rows)(op, data[0], strides[0], data[1], strides[1], n); break;
     case TH__RED_PROD: TH_PRIVATE(prod_rows)(op, data[0], strides[0], data[1], strides[1], n); break;
@@ -802,6 +905,24 @@ TH_API int TH_NAME(cumprod_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, 
 }
 #endif
 
+#if defined(TH_REAL_IS_FLOATING) || defined(TH_REAL_IS_COMPLEX)
+/* The norm of order p as a reduction, or false (with the error recorded) for a NaN p. */
+static bool TH_PRIVATE(norm_op)(const char *fn, double p, th__reduce_op *op)
+{
+    if (isnan(p)) {
+        th__fail(TH_ERR_INVALID, fn, "the order p is NaN");
+        return false;
+    }
+    if (isinf(p)) *op = (th__reduce_op){.kind = p > 0 ? TH__RED_MAX : TH__RED_MIN, .map = TH__MAP_ABS};
+    else if (p == 0.0) *op = (th__reduce_op){.kind = TH__RED_SUM, .map = TH__MAP_NONZERO};
+    else if (p == 1.0) *op = (th__reduce_op){.kind = TH__RED_SUM, .map = TH__MAP_ABS};
+    else if (p == 2.0) *op = (th__reduce_op){.kind = TH__RED_SUM, .map = TH__MAP_SQUARE, .post = TH__POST_SQRT};
+    else *op = (th__reduce_op){.kind = TH__RED_SUM, .map = TH__MAP_POW, .post = TH__POST_ROOT, .p = p};
+    return true;
+}
+
+#endif
+
 #if defined(TH_REAL_IS_FLOATING)
 static const th__reduce_op TH_PRIVATE(mean_op) = {.kind = TH__RED_SUM, .post = TH__POST_MEAN};
 static const th__reduce_op TH_PRIVATE(lse_op) = {
@@ -897,21 +1018,6 @@ TH_API int TH_NAME(logsumexp_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor
                                TH_DT_ENUM);
 }
 
-/* The norm of order p as a reduction, or false (with the error recorded) for a NaN p. */
-static bool TH_PRIVATE(norm_op)(const char *fn, double p, th__reduce_op *op)
-{
-    if (isnan(p)) {
-        th__fail(TH_ERR_INVALID, fn, "the order p is NaN");
-        return false;
-    }
-    if (isinf(p)) *op = (th__reduce_op){.kind = p > 0 ? TH__RED_MAX : TH__RED_MIN, .map = TH__MAP_ABS};
-    else if (p == 0.0) *op = (th__reduce_op){.kind = TH__RED_SUM, .map = TH__MAP_NONZERO};
-    else if (p == 1.0) *op = (th__reduce_op){.kind = TH__RED_SUM, .map = TH__MAP_ABS};
-    else if (p == 2.0) *op = (th__reduce_op){.kind = TH__RED_SUM, .map = TH__MAP_SQUARE, .post = TH__POST_SQRT};
-    else *op = (th__reduce_op){.kind = TH__RED_SUM, .map = TH__MAP_POW, .post = TH__POST_ROOT, .p = p};
-    return true;
-}
-
 TH_API TH_NAME(tensor) *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p)
 {
     th__reduce_op op;
@@ -931,6 +1037,73 @@ TH_API int TH_NAME(norm_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a,
     th__reduce_op op;
     if (!TH_PRIVATE(norm_op)(TH__FN(norm_dim_out), p, &op)) return th_last_status();
     return TH_PRIVATE(dim_out)(TH__FN(norm_dim_out), TH__B(out), a, dim, keepdim, op, TH_DT_ENUM);
+}
+#endif
+
+#if defined(TH_REAL_IS_COMPLEX)
+#if defined(TH_REAL_IS_C64)
+static const th_dtype TH_PRIVATE(magnitude_dtype) = TH_F32;
+#else
+static const th_dtype TH_PRIVATE(magnitude_dtype) = TH_F64;
+#endif
+
+/* A complex norm over dim into out (NULL: a new tensor of the real dtype). */
+static th_tensor *TH_PRIVATE(cnorm_dim)(const char *fn, th_tensor *out, const TH_NAME(tensor) *a, double p, int dim,
+                                        bool keepdim)
+{
+    th__reduce_op op;
+    if (!TH_PRIVATE(norm_op)(fn, p, &op)) return NULL;
+    th_tensor *res = NULL;
+    th__reduce_dim(fn, TH__B(a), dim, keepdim, &op, TH_PRIVATE(reduce_row), TH_PRIVATE(magnitude_dtype), out, &res,
+                   NULL, NULL);
+    return res;
+}
+
+/* Over every element: the norm along the one dim of a flattened (on one thread). */
+static th_tensor *TH_PRIVATE(cnorm_all)(const char *fn, const TH_NAME(tensor) *a, double p)
+{
+    if (!a) {
+        th__fail(TH_ERR_INVALID, fn, "NULL tensor");
+        return NULL;
+    }
+    int64_t n = th__numel(TH__B(a));
+    th_tensor *flat = th__reshape(fn, TH__B(a), 1, &n);
+    if (!flat) return NULL;
+    th_tensor *res = TH_PRIVATE(cnorm_dim)(fn, NULL, TH__T(flat), p, 0, false);
+    th_tensor_release(flat);
+    return res;
+}
+
+#if defined(TH_REAL_IS_C64)
+TH_API th_f32_tensor *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p)
+{
+    return (th_f32_tensor *)TH_PRIVATE(cnorm_all)(TH__FN(norm_all), a, p);
+}
+
+TH_API th_f32_tensor *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, int dim, bool keepdim)
+{
+    return (th_f32_tensor *)TH_PRIVATE(cnorm_dim)(TH__FN(norm_dim), NULL, a, p, dim, keepdim);
+}
+
+TH_API int TH_NAME(norm_dim_out)(th_f32_tensor *out, const TH_NAME(tensor) *a, double p, int dim, bool keepdim)
+#else
+TH_API th_f64_tensor *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p)
+{
+    return (th_f64_tensor *)TH_PRIVATE(cnorm_all)(TH__FN(norm_all), a, p);
+}
+
+TH_API th_f64_tensor *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, int dim, bool keepdim)
+{
+    return (th_f64_tensor *)TH_PRIVATE(cnorm_dim)(TH__FN(norm_dim), NULL, a, p, dim, keepdim);
+}
+
+TH_API int TH_NAME(norm_dim_out)(th_f64_tensor *out, const TH_NAME(tensor) *a, double p, int dim, bool keepdim)
+#endif
+{
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(norm_dim_out), "NULL out");
+    th_tensor *res = TH_PRIVATE(cnorm_dim)(TH__FN(norm_dim_out), TH__B(out), a, p, dim, keepdim);
+    th_tensor_release(res);
+    return res ? TH_OK : th_last_status();
 }
 #endif
 
