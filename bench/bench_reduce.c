@@ -6,7 +6,8 @@
  * may turn into vector adds, since no reassociation is needed). tensor.h accumulates float32 in double,
  * pairwise, so it is also far more accurate than either.
  *
- * Prints "key best median ms" lines (bench_common.h); bench/reduce_run.sh builds and runs it. */
+ * Prints "key best median ms" lines (bench_common.h), keys suffixed _t1 / _t2 by thread count
+ * (BENCH_THREADS=1 or 2 runs only that count); bench/reduce_run.sh builds and runs it. */
 #define _POSIX_C_SOURCE 199309L
 #include "bench_common.h"
 #include "tensor.h"
@@ -62,29 +63,41 @@ int main(int argc, char **argv)
         state = state * 1664525u + 1013904223u;
         x[i] = (float)(state >> 8) / 16777216.0f;
     }
-    static const bench_entry entries[] = {
-        {"c_loop_plain", NULL, c_plain},
-        {"c_loop_acc8", NULL, c_acc8},
-        {"th_sum_all", NULL, th_all},
-        {"th_sum_dim0", NULL, th_dim0},
-        {"th_sum_dim1", NULL, th_dim1},
+    static const struct {
+        const char *key;
+        bench_op op;
+    } entries[] = {
+        {"c_loop_plain", c_plain}, {"c_loop_acc8", c_acc8}, {"th_sum_all", th_all},
+        {"th_sum_dim0", th_dim0},  {"th_sum_dim1", th_dim1},
     };
-    const int n = (int)(sizeof entries / sizeof entries[0]);
+    enum { NOPS = sizeof entries / sizeof entries[0] };
+    const int reps = bench_reps(21);
     int status = 0;
     const char *only = getenv("BENCH_THREADS");
     for (int threads = 1; threads <= 2; threads++) {
         if (only && atoi(only) != threads) continue;
         th_set_num_threads(threads);
-        printf("# threads %d\n", threads);
-        bench_entry renamed[8];
-        char keys[8][64];
-        for (int i = 0; i < n; i++) {
-            snprintf(keys[i], sizeof keys[i], "%s_t%d", entries[i].key, threads);
-            renamed[i] = entries[i];
-            renamed[i].key = keys[i];
+        /* Interleaved: repetition r of every op runs before repetition r + 1 of any, so a busy moment on a
+         * shared machine falls on all of them alike rather than on whichever op ran then. */
+        static double samples[NOPS][BENCH_MAX_REPS];
+        for (int i = 0; i < NOPS; i++) { /* warm-up */
+            entries[i].op();
+            entries[i].op();
         }
-        status |= bench_main(renamed, n, argc, argv);
+        for (int r = 0; r < reps; r++)
+            for (int i = 0; i < NOPS; i++) {
+                double t0 = bench_now_ns();
+                entries[i].op();
+                samples[i][r] = (bench_now_ns() - t0) / 1e6;
+            }
+        for (int i = 0; i < NOPS; i++) {
+            char key[64];
+            snprintf(key, sizeof key, "%s_t%d", entries[i].key, threads);
+            bench_report(key, samples[i], reps, "ms");
+        }
     }
+    (void)argc;
+    (void)argv;
     th_f32_release(data);
     return status;
 }

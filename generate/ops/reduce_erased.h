@@ -1,17 +1,21 @@
 /* generate/ops/reduce_erased.h: the dtype-independent half of the reductions: what an op asks for, result
- * shapes, argument checks, and the reduction plan that hands the per-dtype kernels (generate/ops/reduce.h)
- * their rows. Included twice by tensor.h: public part (nothing: every reduction is per dtype) and
- * implementation (TH__ERASED_IMPL).
+ * shapes, the reduction plan that hands the per-dtype kernels (generate/ops/reduce.h) their rows, and the
+ * drivers that check arguments and make or check the results. Included twice by tensor.h: public part
+ * (nothing: every reduction is per dtype) and implementation (TH__ERASED_IMPL).
  *
  * The plan. A reduction over dim d of `in` writes one output element per position of the other dims. The
- * plan views `in` with dim d removed (op 0) and the output likewise (op 1, and op 2 for indices) and gives
- * the three to the iteration engine, so the other dims are ordered by in's strides and merged; each row the
+ * plan views `in` with dim d removed (op 0) and each output likewise (op 1, and op 2 for max/min's
+ * indices; a scan's output is a full-shape tensor whose stride along d the kernel steps itself) and gives
+ * them to the iteration engine, so the other dims are ordered by in's strides and merged; each row the
  * engine hands out is n output elements, and every output element owns a run of rlen input elements
  * rstride bytes apart. The kernel then picks its loop by which stride is smaller: runs along the reduced
  * dim when it is the inner one (a contiguous run per output), or, when the reduced dim is the outer one,
  * blocks of neighbouring outputs accumulated row by row, so memory is always read in its own order and no
  * dim is slow. Rows go to threads as disjoint ranges of output elements; each output is computed by one
- * thread the same way whatever the split, so dim reductions do not depend on the thread count. */
+ * thread the same way whatever the split, so dim reductions do not depend on the thread count.
+ *
+ * Full reductions (_all) iterate the input alone; its element order is cut into one chunk per thread, and
+ * the chunks' partial results are combined first to last, so they are deterministic per thread count. */
 #ifndef TH__ERASED_IMPL
 
 /* (nothing public) */
