@@ -190,6 +190,13 @@ static TH__HOT void TH_PRIVATE(sum_block)(const char *in, int64_t sin, int64_t r
     if (sin == es) {
         for (; r + 4 <= rlen; r += 4) {
             const char *p0 = in + r * rs, *p1 = p0 + rs, *p2 = p1 + rs, *p3 = p2 + rs;
+#if defined(TH_REAL_IS_F32)
+            /* As in sum_leaf: pairs of rows added in float, then carried in double (half the conversions). */
+            for (int64_t j = 0; j < nb; j++)
+                acc[j] += (double)(TH_PRIVATE(load)(p0 + j * es) + TH_PRIVATE(load)(p1 + j * es)) +
+                          (double)(TH_PRIVATE(load)(p2 + j * es) + TH_PRIVATE(load)(p3 + j * es));
+            continue;
+#endif
             for (int64_t j = 0; j < nb; j++)
                 acc[j] += (TH_PRIVATE(widen)(TH_PRIVATE(load)(p0 + j * es)) +
                            TH_PRIVATE(widen)(TH_PRIVATE(load)(p1 + j * es))) +

@@ -74,7 +74,7 @@ typedef struct th__reduce_op {
 enum {
     TH__PAIRWISE_BLOCK = 256, /* sums of at most this many elements use 16 accumulators; longer runs split in two */
     TH__PAIRWISE_WIDE_BLOCK = 4096, /* the same where accreal is wider than the element */
-    TH__REDUCE_BLOCK = 512,   /* outputs accumulated together when the reduced dim is the outer one */
+    TH__REDUCE_BLOCK = 1024,  /* outputs accumulated together when the reduced dim is the outer one */
     TH__REDUCE_MAX_PARTS = 64 /* threads one full reduction is split across, at most */
 };
 
