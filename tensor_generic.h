@@ -591,6 +591,8 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 #include "generate/ops/shape.h"
 #include "generate/ops/index.h"
 
+#include "generate/ops/reduce.h"
+
 #ifndef TH__DECLARE_ONLY
 #undef TH__FN
 #undef TH__T
