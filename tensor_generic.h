@@ -589,6 +589,7 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 /* ---- the op families: each file holds its declarations and, in the implementation, its definitions ---- */
 
 #include "generate/ops/random.h"
+#include "generate/ops/create.h"
 
 #ifndef TH__DECLARE_ONLY
 #undef TH__FN
