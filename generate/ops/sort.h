@@ -169,7 +169,7 @@ static TH_NAME(tensor) *TH_PRIVATE(sort_impl)(const char *fn, const th_tensor *t
         return NULL;
     }
     if (th__check_fits(fn, t)) return NULL;
-    int d;
+    int d = 0;
     if (th__wrap_dim(fn, dim, t->ndim, &d)) return NULL;
     int64_t n = t->ndim > 0 ? t->sizes[d] : 1;
     if (!topk) k = n;
