@@ -72,7 +72,7 @@ static real TH_PRIVATE(largest_below)(double hi)
 #endif
 }
 
-static void TH_PRIVATE(uniform_kernel)(const void *params, const th__philox_stream *s, char *data, int64_t begin,
+static TH__HOT void TH_PRIVATE(uniform_kernel)(const void *params, const th__philox_stream *s, char *data, int64_t begin,
                                        int64_t end)
 {
     const th__rand_params *p = (const th__rand_params *)params;
@@ -84,7 +84,7 @@ static void TH_PRIVATE(uniform_kernel)(const void *params, const th__philox_stre
     }
 }
 
-static void TH_PRIVATE(normal_kernel)(const void *params, const th__philox_stream *s, char *data, int64_t begin,
+static TH__HOT void TH_PRIVATE(normal_kernel)(const void *params, const th__philox_stream *s, char *data, int64_t begin,
                                       int64_t end)
 {
     const th__rand_params *p = (const th__rand_params *)params;
@@ -93,7 +93,7 @@ static void TH_PRIVATE(normal_kernel)(const void *params, const th__philox_strea
                           TH_PRIVATE(from_f64)(th__rand_normal(s, (uint64_t)i, p->a, p->b)));
 }
 
-static void TH_PRIVATE(exponential_kernel)(const void *params, const th__philox_stream *s, char *data,
+static TH__HOT void TH_PRIVATE(exponential_kernel)(const void *params, const th__philox_stream *s, char *data,
                                            int64_t begin, int64_t end)
 {
     const th__rand_params *p = (const th__rand_params *)params;
@@ -185,7 +185,7 @@ TH_API th_i64_tensor *TH_NAME(multinomial)(const TH_NAME(tensor) *probs, int64_t
 }
 #endif /* floating */
 
-static void TH_PRIVATE(bernoulli_kernel)(const void *params, const th__philox_stream *s, char *data, int64_t begin,
+static TH__HOT void TH_PRIVATE(bernoulli_kernel)(const void *params, const th__philox_stream *s, char *data, int64_t begin,
                                          int64_t end)
 {
     const th__rand_params *p = (const th__rand_params *)params;
@@ -226,7 +226,7 @@ static void TH_PRIVATE(int_range)(int64_t *min, int64_t *max)
 #endif
 }
 
-static void TH_PRIVATE(randint_kernel)(const void *params, const th__philox_stream *s, char *data, int64_t begin,
+static TH__HOT void TH_PRIVATE(randint_kernel)(const void *params, const th__philox_stream *s, char *data, int64_t begin,
                                        int64_t end)
 {
     const th__rand_params *p = (const th__rand_params *)params;

@@ -125,7 +125,8 @@ static inline void th__mulhilo32(uint32_t a, uint32_t b, uint32_t *hi, uint32_t 
     *lo = (uint32_t)p;
 }
 
-TH_API void th_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4])
+/* Inline, so a sampler's loop over elements keeps the rounds in registers (and the compiler may vectorise). */
+static inline void th__philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4])
 {
     uint32_t c0 = counter[0], c1 = counter[1], c2 = counter[2], c3 = counter[3];
     uint32_t k0 = key[0], k1 = key[1];
@@ -148,6 +149,11 @@ TH_API void th_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], u
     out[3] = c3;
 }
 
+TH_API void th_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4])
+{
+    th__philox4x32_10(counter, key, out);
+}
+
 /* Block i of a draw as two 64-bit words. retry numbers the extra blocks one element may need (rejection
  * sampling); it goes in the counter's third word, so element i's numbers still depend only on (key, i). */
 static inline void th__philox_words(const th__philox_stream *s, uint64_t i, uint32_t retry, uint64_t w[2])
@@ -155,7 +161,7 @@ static inline void th__philox_words(const th__philox_stream *s, uint64_t i, uint
     uint64_t c = s->base + i;
     uint32_t ctr[4] = {(uint32_t)c, (uint32_t)(c >> 32), retry, 0};
     uint32_t out[4];
-    th_philox4x32_10(ctr, s->key, out);
+    th__philox4x32_10(ctr, s->key, out);
     w[0] = (uint64_t)out[0] | (uint64_t)out[1] << 32;
     w[1] = (uint64_t)out[2] | (uint64_t)out[3] << 32;
 }
