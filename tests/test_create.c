@@ -5,11 +5,33 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 
 #define SZ(...) ((const int64_t[]){__VA_ARGS__})
+
+/* Memory the library must not touch: host memory labelled as a CUDA device. */
+static void *fake_device_alloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    return malloc(n);
+}
+static void fake_device_free(void *ctx, void *p, size_t n)
+{
+    (void)ctx, (void)n;
+    free(p);
+}
+static const th_allocator fake_device = {"fake-device", fake_device_alloc, NULL, fake_device_free, {TH_DEVICE_CUDA, 0}};
+
+static th_f64_tensor *device_tensor(double *mem, int64_t rows, int64_t cols)
+{
+    th_storage *s = th_storage_from_blob(mem, rows * cols * (int64_t)sizeof(double), (th_device){TH_DEVICE_CUDA, 0}, NULL, NULL);
+    th_f64_tensor *t = th_f64_new_with_storage(s, 0, 2, SZ(rows, cols), NULL);
+    th_storage_release(s);
+    return t;
+}
 
 static bool f64_values(const th_f64_tensor *t, const double *want, int64_t n)
 {
@@ -296,6 +318,22 @@ static void test_out_of_memory(void)
     th_f64_release(t);
 }
 
+static void test_device(void)
+{
+    double mem[6] = {1, 2, 3, 4, 5, 6};
+    th_f64_tensor *d = device_tensor(mem, 2, 3);
+    CHECK_NULL(th_f64_diag(d, 0), TH_ERR_DEVICE, "th_f64_diag", "device type 2");
+    CHECK_NULL(th_f64_tril(d, 0), TH_ERR_DEVICE, "th_f64_tril", "device type 2");
+    CHECK_FAILS(th_f64_triu_inplace(d, 0), TH_ERR_DEVICE, "th_f64_triu_inplace", "device type 2");
+    th_set_default_allocator(&fake_device, NULL);
+    CHECK_NULL(th_f64_arange(0, 3, 1), TH_ERR_DEVICE, "th_f64_arange", "device type 2");
+    CHECK_NULL(th_i64_arange(0, 3, 1), TH_ERR_DEVICE, "th_i64_arange", "device type 2");
+    CHECK_NULL(th_f64_linspace(0, 3, 4), TH_ERR_DEVICE, "th_f64_linspace", "device type 2");
+    CHECK_NULL(th_f64_eye(2, 2), TH_ERR_DEVICE, "th_f64_eye", "device type 2");
+    th_set_default_allocator(th_counting_allocator_get(check_counter), check_counter);
+    th_f64_release(d);
+}
+
 int main(void)
 {
     test_begin();
@@ -305,5 +343,6 @@ int main(void)
     test_diag();
     test_tril_triu();
     test_out_of_memory();
+    test_device();
     return test_end("test_create");
 }

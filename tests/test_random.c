@@ -6,11 +6,33 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 
 #define SZ(...) ((const int64_t[]){__VA_ARGS__})
+
+/* Memory the library must not touch: host memory labelled as a CUDA device. */
+static void *fake_device_alloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    return malloc(n);
+}
+static void fake_device_free(void *ctx, void *p, size_t n)
+{
+    (void)ctx, (void)n;
+    free(p);
+}
+static const th_allocator fake_device = {"fake-device", fake_device_alloc, NULL, fake_device_free, {TH_DEVICE_CUDA, 0}};
+
+static th_f64_tensor *device_tensor(double *mem, int64_t rows, int64_t cols)
+{
+    th_storage *s = th_storage_from_blob(mem, rows * cols * (int64_t)sizeof(double), (th_device){TH_DEVICE_CUDA, 0}, NULL, NULL);
+    th_f64_tensor *t = th_f64_new_with_storage(s, 0, 2, SZ(rows, cols), NULL);
+    th_storage_release(s);
+    return t;
+}
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
@@ -531,6 +553,19 @@ static void test_errors(void)
     th_generator_free(g);
 }
 
+static void test_device(void)
+{
+    double mem[6] = {1, 1, 1, 1, 1, 1};
+    th_f64_tensor *d = device_tensor(mem, 2, 3);
+    CHECK_FAILS(th_f64_uniform_inplace(d, 0, 1, NULL), TH_ERR_DEVICE, "th_f64_uniform_inplace", "device type 2");
+    CHECK_NULL(th_f64_multinomial(d, 1, true, NULL), TH_ERR_DEVICE, "th_f64_multinomial", "device type 2");
+    th_set_default_allocator(&fake_device, NULL);
+    CHECK_NULL(th_f64_normal(1, SZ(3), 0, 1, NULL), TH_ERR_DEVICE, "th_f64_normal", "device type 2");
+    CHECK_NULL(th_i32_randperm(3, NULL), TH_ERR_DEVICE, "th_i32_randperm", "device type 2");
+    th_set_default_allocator(th_counting_allocator_get(check_counter), check_counter);
+    th_f64_release(d);
+}
+
 int main(void)
 {
     test_begin();
@@ -545,5 +580,6 @@ int main(void)
     test_randperm();
     test_multinomial();
     test_errors();
+    test_device();
     return test_end("test_random");
 }

@@ -6,11 +6,33 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 
 #define SZ(...) ((const int64_t[]){__VA_ARGS__})
+
+/* Memory the library must not touch: host memory labelled as a CUDA device. */
+static void *fake_device_alloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    return malloc(n);
+}
+static void fake_device_free(void *ctx, void *p, size_t n)
+{
+    (void)ctx, (void)n;
+    free(p);
+}
+static const th_allocator fake_device = {"fake-device", fake_device_alloc, NULL, fake_device_free, {TH_DEVICE_CUDA, 0}};
+
+static th_f64_tensor *device_tensor(double *mem, int64_t rows, int64_t cols)
+{
+    th_storage *s = th_storage_from_blob(mem, rows * cols * (int64_t)sizeof(double), (th_device){TH_DEVICE_CUDA, 0}, NULL, NULL);
+    th_f64_tensor *t = th_f64_new_with_storage(s, 0, 2, SZ(rows, cols), NULL);
+    th_storage_release(s);
+    return t;
+}
 
 /* NaN is larger than every number and equal to itself. */
 static bool ref_less(double a, double b) { return a < b || (isnan(b) && !isnan(a)); }
@@ -334,6 +356,21 @@ static void test_errors(void)
     th_f64_release(t);
 }
 
+static void test_device(void)
+{
+    double mem[6] = {3, 2, 1, 6, 5, 4};
+    th_f64_tensor *d = device_tensor(mem, 2, 3);
+    CHECK_NULL(th_f64_sort(d, 1, false, NULL), TH_ERR_DEVICE, "th_f64_sort", "device type 2");
+    CHECK_NULL(th_f64_topk(d, 1, 1, true, true, NULL), TH_ERR_DEVICE, "th_f64_topk", "device type 2");
+    CHECK_NULL(th_f64_unique(d, true, NULL, NULL), TH_ERR_DEVICE, "th_f64_unique", "device type 2");
+    th_f64_tensor *h = th_f64_zeros(2, SZ(2, 3));
+    th_set_default_allocator(&fake_device, NULL);
+    CHECK_NULL(th_f64_sort(h, 1, false, NULL), TH_ERR_DEVICE, "th_f64_sort", "device type 2");
+    CHECK_NULL(th_f64_unique(h, false, NULL, NULL), TH_ERR_DEVICE, "th_f64_unique", "device type 2");
+    th_set_default_allocator(th_counting_allocator_get(check_counter), check_counter);
+    th_f64_release(d), th_f64_release(h);
+}
+
 int main(void)
 {
     test_begin();
@@ -344,5 +381,6 @@ int main(void)
     test_topk();
     test_unique();
     test_errors();
+    test_device();
     return test_end("test_sort");
 }

@@ -64,7 +64,7 @@ TH_API TH_NAME(tensor) *TH_NAME(arange)(double start, double end, double step)
         return NULL;
     }
     int64_t n = count > 0 ? (int64_t)count : 0;
-    th_tensor *t = th__tensor_empty(fn, TH_DT_ENUM, 1, &n);
+    th_tensor *t = th__tensor_empty_host(fn, TH_DT_ENUM, 1, &n);
     if (!t) return NULL;
     char *p = (char *)th_tensor_data(t);
     for (int64_t i = 0; i < n; i++)
@@ -95,7 +95,7 @@ static TH_NAME(tensor) *TH_PRIVATE(spaced)(const char *fn, double start, double 
         th__fail(TH_ERR_INVALID, fn, "base %g is not finite", base);
         return NULL;
     }
-    th_tensor *t = th__tensor_empty(fn, TH_DT_ENUM, 1, &steps);
+    th_tensor *t = th__tensor_empty_host(fn, TH_DT_ENUM, 1, &steps);
     if (!t) return NULL;
     char *p = (char *)th_tensor_data(t);
     for (int64_t i = 0; i < steps; i++) {
@@ -152,7 +152,7 @@ TH_API TH_NAME(tensor) *TH_NAME(arange)(int64_t start, int64_t end, int64_t step
             return NULL;
         }
     }
-    th_tensor *t = th__tensor_empty(fn, TH_DT_ENUM, 1, &n);
+    th_tensor *t = th__tensor_empty_host(fn, TH_DT_ENUM, 1, &n);
     if (!t) return NULL;
     char *p = (char *)th_tensor_data(t);
     for (int64_t i = 0; i < n; i++)
@@ -241,7 +241,7 @@ TH_API TH_NAME(tensor) *TH_NAME(diag)(const TH_NAME(tensor) *t, int64_t k)
     int64_t rows = b->sizes[0], cols = b->sizes[1], len = 0;
     if (k >= 0 && k < cols) len = rows < cols - k ? rows : cols - k;
     if (k < 0 && k > -rows) len = rows + k < cols ? rows + k : cols;
-    TH_NAME(tensor) *r = TH__T(th__tensor_empty(fn, TH_DT_ENUM, 1, &len));
+    TH_NAME(tensor) *r = TH__T(th__tensor_empty_host(fn, TH_DT_ENUM, 1, &len));
     if (!r) return NULL;
     char *dst = (char *)th_tensor_data(TH__B(r));
     int64_t row0 = k >= 0 ? 0 : -k, col0 = k >= 0 ? k : 0;

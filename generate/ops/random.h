@@ -277,7 +277,7 @@ TH_API TH_NAME(tensor) *TH_NAME(randperm)(int64_t n, th_generator *gen)
                  (long long)(n - 1), (long long)max);
         return NULL;
     }
-    th_tensor *t = th__tensor_empty(fn, TH_DT_ENUM, 1, &n);
+    th_tensor *t = th__tensor_empty_host(fn, TH_DT_ENUM, 1, &n);
     if (!t) return NULL;
 #if defined(TH_REAL_IS_I64)
     th__randperm_fill((int64_t *)th_tensor_data(t), n, gen);

@@ -44,6 +44,20 @@ TH_API void th_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], u
 
 /* ---- th__ random numbers ----------------------------------------------------------------- */
 
+/* th__tensor_empty for a result the op writes on the host: the thread's default allocator may hand out device
+ * memory. (create.h and sort.h use it too.) */
+static th_tensor *th__tensor_empty_host(const char *fn, th_dtype dtype, int ndim, const int64_t *sizes)
+{
+    th_tensor *t = th__tensor_empty(fn, dtype, ndim, sizes);
+    if (t && !th_device_is_host(t->storage->device)) {
+        th__fail(TH_ERR_DEVICE, fn, "the default allocator's memory is on device type %d, which the host cannot write",
+                 (int)t->storage->device.type);
+        th_tensor_release(t);
+        return NULL;
+    }
+    return t;
+}
+
 struct th_generator {
     _Atomic uint64_t seed;
     _Atomic uint64_t offset;
@@ -258,7 +272,7 @@ static int th__rand_fill(const char *fn, th_tensor *t, th_generator *gen, th__ra
     if (!t) return th__fail(TH_ERR_INVALID, fn, "NULL tensor");
     if (th__check_out(fn, t, t->dtype, t->ndim, t->sizes)) return th_last_status();
     int64_t n = th__numel(t);
-    th_tensor *dst = th_tensor_is_contiguous(t) ? th_tensor_retain(t) : th__tensor_empty(fn, t->dtype, t->ndim, t->sizes);
+    th_tensor *dst = th_tensor_is_contiguous(t) ? th_tensor_retain(t) : th__tensor_empty_host(fn, t->dtype, t->ndim, t->sizes);
     if (!dst) return th_last_status();
     th__rand_job job = {kernel, params, th__gen_reserve(gen, (uint64_t)n), (char *)th_tensor_data(dst)};
     /* A block costs about as much as 20 cheap elementwise operations. */
@@ -464,8 +478,8 @@ static th_tensor *th__multinomial(const char *fn, const double *probs, int64_t n
         }
     }
     int64_t sizes[2] = {nrows, num_samples};
-    th_tensor *out = in_ndim == 1 ? th__tensor_empty(fn, TH_I64, 1, &num_samples)
-                                  : th__tensor_empty(fn, TH_I64, 2, sizes);
+    th_tensor *out = in_ndim == 1 ? th__tensor_empty_host(fn, TH_I64, 1, &num_samples)
+                                  : th__tensor_empty_host(fn, TH_I64, 2, sizes);
     if (!out) return NULL;
     if (nrows == 0 || num_samples == 0) return out;
     uint64_t per_row = (uint64_t)(replacement ? num_samples : ncat);

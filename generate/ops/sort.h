@@ -180,8 +180,8 @@ static TH_NAME(tensor) *TH_PRIVATE(sort_impl)(const char *fn, const th_tensor *t
     }
     int64_t sizes[TH_MAX_DIMS];
     for (int i = 0; i < t->ndim; i++) sizes[i] = i == d ? k : t->sizes[i];
-    th_tensor *values = th__tensor_empty(fn, TH_DT_ENUM, t->ndim, sizes);
-    th_tensor *idx = indices ? th__tensor_empty(fn, TH_I64, t->ndim, sizes) : NULL;
+    th_tensor *values = th__tensor_empty_host(fn, TH_DT_ENUM, t->ndim, sizes);
+    th_tensor *idx = indices ? th__tensor_empty_host(fn, TH_I64, t->ndim, sizes) : NULL;
     if (!values || (indices && !idx)) {
         th_tensor_release(values);
         th_tensor_release(idx);
@@ -277,9 +277,9 @@ TH_API TH_NAME(tensor) *TH_NAME(unique)(const TH_NAME(tensor) *t, bool sorted, t
         for (int64_t i = 0; i < n; i++)
             if (first_of[i] >= 0) place[first_of[i]] = next++;
     }
-    values = th__tensor_empty(fn, TH_DT_ENUM, 1, &ngroups);
-    if (inverse) inv = th__tensor_empty(fn, TH_I64, c->ndim, c->sizes);
-    if (counts) cnt = th__tensor_empty(fn, TH_I64, 1, &ngroups);
+    values = th__tensor_empty_host(fn, TH_DT_ENUM, 1, &ngroups);
+    if (inverse) inv = th__tensor_empty_host(fn, TH_I64, c->ndim, c->sizes);
+    if (counts) cnt = th__tensor_empty_host(fn, TH_I64, 1, &ngroups);
     if (!values || (inverse && !inv) || (counts && !cnt)) goto fail;
     char *v = (char *)th_tensor_data(values);
     int64_t *iv = inv ? (int64_t *)th_tensor_data(inv) : NULL, *ct = cnt ? (int64_t *)th_tensor_data(cnt) : NULL;
