@@ -28,7 +28,8 @@ static const th_allocator fake_device = {"fake-device", fake_device_alloc, NULL,
 
 static th_f64_tensor *device_tensor(double *mem, int64_t rows, int64_t cols)
 {
-    th_storage *s = th_storage_from_blob(mem, rows * cols * (int64_t)sizeof(double), (th_device){TH_DEVICE_CUDA, 0}, NULL, NULL);
+    th_storage *s = th_storage_from_blob(mem, rows * cols * (int64_t)sizeof(double), (th_device){TH_DEVICE_CUDA, 0},
+                                         NULL, NULL);
     th_f64_tensor *t = th_f64_new_with_storage(s, 0, 2, SZ(rows, cols), NULL);
     th_storage_release(s);
     return t;
@@ -349,7 +350,10 @@ static void test_bounds(void)
     /* randint into floating dtypes: integers. */
     th_f32_tensor *fi = th_f32_randint(1, SZ(1000), -3, 4, g);
     ok = true;
-    for (int i = 0; i < 1000; i++) ok &= th_f32_data(fi)[i] == floorf(th_f32_data(fi)[i]) && th_f32_data(fi)[i] >= -3 && th_f32_data(fi)[i] <= 3;
+    for (int i = 0; i < 1000; i++) {
+        float x = th_f32_data(fi)[i];
+        ok &= x == floorf(x) && x >= -3 && x <= 3;
+    }
     CHECK(ok);
     /* bernoulli with p 0 and 1, for bool and u8 and f16. */
     th_bool_tensor *b0 = th_bool_bernoulli(1, SZ(1000), 0.0, g);
@@ -514,7 +518,8 @@ static void test_errors(void)
 {
     th_generator *g = th_generator_new(1);
     th_generator_state before = th_generator_get_state(g);
-    CHECK_NULL(th_f32_uniform(1, SZ(3), 1, 1, g), TH_ERR_INVALID, "th_f32_uniform", "[1, 1) must be finite with lo < hi");
+    CHECK_NULL(th_f32_uniform(1, SZ(3), 1, 1, g), TH_ERR_INVALID, "th_f32_uniform",
+               "[1, 1) must be finite with lo < hi");
     CHECK_NULL(th_f64_uniform(1, SZ(3), 0, INFINITY, g), TH_ERR_INVALID, "th_f64_uniform", "lo < hi");
     CHECK_NULL(th_f64_uniform(1, SZ(3), NAN, 1, g), TH_ERR_INVALID, "th_f64_uniform", "lo < hi");
     CHECK_NULL(th_f64_normal(1, SZ(3), 0, -1, g), TH_ERR_INVALID, "th_f64_normal", "std -1");
@@ -523,7 +528,8 @@ static void test_errors(void)
     CHECK_NULL(th_bool_bernoulli(1, SZ(3), 1.5, g), TH_ERR_INVALID, "th_bool_bernoulli", "probability 1.5 is outside");
     CHECK_NULL(th_i32_bernoulli(1, SZ(3), NAN, g), TH_ERR_INVALID, "th_i32_bernoulli", "outside [0, 1]");
     CHECK_NULL(th_i32_randint(1, SZ(3), 5, 5, g), TH_ERR_INVALID, "th_i32_randint", "[5, 5) are empty");
-    CHECK_NULL(th_u8_randint(1, SZ(3), -1, 10, g), TH_ERR_RANGE, "th_u8_randint", "do not fit the dtype's range [0, 255]");
+    CHECK_NULL(th_u8_randint(1, SZ(3), -1, 10, g), TH_ERR_RANGE, "th_u8_randint",
+               "do not fit the dtype's range [0, 255]");
     CHECK_NULL(th_i16_randint(1, SZ(3), 0, 40000, g), TH_ERR_RANGE, "th_i16_randint", "[-32768, 32767]");
     CHECK_NULL(th_f64_uniform(1, SZ(-2), 0, 1, g), TH_ERR_INVALID, "th_f64_uniform", "negative size -2");
     th_f64_tensor *t = th_f64_zeros(1, SZ(4));

@@ -72,8 +72,8 @@ static real TH_PRIVATE(largest_below)(double hi)
 #endif
 }
 
-static TH__HOT void TH_PRIVATE(uniform_kernel)(const void *params, const th__philox_stream *s, char *data, int64_t begin,
-                                       int64_t end)
+static TH__HOT void TH_PRIVATE(uniform_kernel)(const void *params, const th__philox_stream *s, char *data,
+                                               int64_t begin, int64_t end)
 {
     const th__rand_params *p = (const th__rand_params *)params;
     const real top = TH_PRIVATE(from_f64)(p->top);
@@ -84,8 +84,8 @@ static TH__HOT void TH_PRIVATE(uniform_kernel)(const void *params, const th__phi
     }
 }
 
-static TH__HOT void TH_PRIVATE(normal_kernel)(const void *params, const th__philox_stream *s, char *data, int64_t begin,
-                                      int64_t end)
+static TH__HOT void TH_PRIVATE(normal_kernel)(const void *params, const th__philox_stream *s, char *data,
+                                              int64_t begin, int64_t end)
 {
     const th__rand_params *p = (const th__rand_params *)params;
     for (int64_t i = begin; i < end; i++)
@@ -94,7 +94,7 @@ static TH__HOT void TH_PRIVATE(normal_kernel)(const void *params, const th__phil
 }
 
 static TH__HOT void TH_PRIVATE(exponential_kernel)(const void *params, const th__philox_stream *s, char *data,
-                                           int64_t begin, int64_t end)
+                                                   int64_t begin, int64_t end)
 {
     const th__rand_params *p = (const th__rand_params *)params;
     for (int64_t i = begin; i < end; i++)
@@ -185,8 +185,8 @@ TH_API th_i64_tensor *TH_NAME(multinomial)(const TH_NAME(tensor) *probs, int64_t
 }
 #endif /* floating */
 
-static TH__HOT void TH_PRIVATE(bernoulli_kernel)(const void *params, const th__philox_stream *s, char *data, int64_t begin,
-                                         int64_t end)
+static TH__HOT void TH_PRIVATE(bernoulli_kernel)(const void *params, const th__philox_stream *s, char *data,
+                                                 int64_t begin, int64_t end)
 {
     const th__rand_params *p = (const th__rand_params *)params;
     const real one = TH_PRIVATE(from_i64)(1), zero = TH_PRIVATE(from_i64)(0);
@@ -226,8 +226,8 @@ static void TH_PRIVATE(int_range)(int64_t *min, int64_t *max)
 #endif
 }
 
-static TH__HOT void TH_PRIVATE(randint_kernel)(const void *params, const th__philox_stream *s, char *data, int64_t begin,
-                                       int64_t end)
+static TH__HOT void TH_PRIVATE(randint_kernel)(const void *params, const th__philox_stream *s, char *data,
+                                               int64_t begin, int64_t end)
 {
     const th__rand_params *p = (const th__rand_params *)params;
     for (int64_t i = begin; i < end; i++) {

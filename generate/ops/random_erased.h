@@ -272,7 +272,8 @@ static int th__rand_fill(const char *fn, th_tensor *t, th_generator *gen, th__ra
     if (!t) return th__fail(TH_ERR_INVALID, fn, "NULL tensor");
     if (th__check_out(fn, t, t->dtype, t->ndim, t->sizes)) return th_last_status();
     int64_t n = th__numel(t);
-    th_tensor *dst = th_tensor_is_contiguous(t) ? th_tensor_retain(t) : th__tensor_empty_host(fn, t->dtype, t->ndim, t->sizes);
+    th_tensor *dst = th_tensor_is_contiguous(t) ? th_tensor_retain(t)
+                                                : th__tensor_empty_host(fn, t->dtype, t->ndim, t->sizes);
     if (!dst) return th_last_status();
     th__rand_job job = {kernel, params, th__gen_reserve(gen, (uint64_t)n), (char *)th_tensor_data(dst)};
     /* A block costs about as much as 20 cheap elementwise operations. */

@@ -85,7 +85,8 @@ static TH__HOT void TH_PRIVATE(sort_items)(TH_PRIVATE(sort_item) *a, TH_PRIVATE(
         for (int64_t lo = 0; lo < n; lo += 2 * width) {
             int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
             int64_t x = lo, y = mid, o = lo;
-            while (x < mid && y < hi) dst[o++] = TH_PRIVATE(sort_before)(&src[y], &src[x], descending) ? src[y++] : src[x++];
+            while (x < mid && y < hi)
+                dst[o++] = TH_PRIVATE(sort_before)(&src[y], &src[x], descending) ? src[y++] : src[x++];
             while (x < mid) dst[o++] = src[x++];
             while (y < hi) dst[o++] = src[y++];
         }
