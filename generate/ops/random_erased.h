@@ -191,7 +191,8 @@ static inline double th__rand_uniform(const th__philox_stream *s, uint64_t i, do
     uint64_t w[2];
     th__philox_words(s, i, 0, w);
     double u = th__unit_open1(w[0]);
-    return lo * (1.0 - u) + hi * u; /* not lo + (hi - lo) * u: hi - lo may overflow */
+    double x = lo * (1.0 - u) + hi * u; /* not lo + (hi - lo) * u: hi - lo may overflow */
+    return x < lo ? lo : x;              /* two roundings can land one ulp below lo */
 }
 
 /* Box-Muller: two uniforms of one block give one standard normal (the cosine branch). */
