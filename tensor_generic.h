@@ -593,6 +593,10 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 
 #include "generate/ops/reduce.h"
 
+#include "generate/ops/random.h"
+#include "generate/ops/create.h"
+#include "generate/ops/sort.h"
+
 #ifndef TH__DECLARE_ONLY
 #undef TH__FN
 #undef TH__T
