@@ -145,8 +145,11 @@ TH__VEC_INLINE float th__vec_tanh_f32_one(float x, bool fused)
     p = th__vec_mla_f32(p, z, -0.333333147f, fused);
     float small = th__vec_mla_f32(a * z, p, a, fused);
     float large = 1.0f - 2.0f / (th__vec_exp_f32_one(a + a, fused) + 1.0f);
-    float mag = a < 0.55f ? small : large;
-    return th__vec_f32_from_bits(th__vec_bits_f32(mag) | (u & 0x80000000u));
+    /* A select by masks: with ?: the compiler moves the division under a branch, which the baseline and
+     * avx2 copies cannot vectorise (the division might trap). */
+    uint32_t use_small = 0u - (uint32_t)((u & 0x7fffffffu) < 0x3f0ccccdu /* 0.55f */);
+    uint32_t mag = (th__vec_bits_f32(small) & use_small) | (th__vec_bits_f32(large) & ~use_small);
+    return th__vec_f32_from_bits(mag | (u & 0x80000000u));
 }
 
 /* ---- th__ vecmath: rows, one copy per level ---------------------------------------------- */
