@@ -5,6 +5,7 @@
 # Environment:
 #   BENCH_BUILD_DIR   where to build (default bench/build)
 #   BENCH_QUICK=1     5 repetitions instead of 11
+# Arguments: op names (exp tanh sigmoid log expm1 erf exp64 tanh64) to run only those.
 #   BENCH_CPU         pin to this CPU with taskset
 #   CC                default gcc (the libmvec loops need gcc: it is the compiler that emits libmvec calls)
 set -u
@@ -20,22 +21,23 @@ if ! $CC -std=c11 -O3 -ffast-math -mavx2 -mfma -DBENCH_LIBMVEC_LOOPS -c "$here/b
         -o "$build/bench_vecmath" -lmvec -lm 2>>"$build/bench_vecmath.err"; then
     echo "bench_vecmath did not build:"; cat "$build/bench_vecmath.err"; exit 1
 fi
-# The comparison means something only if the loops really call libmvec's 8-wide functions.
-for f in _ZGVdN8v_expf _ZGVdN8v_tanhf; do
-    if ! nm "$build/vecmath_libmvec.o" | grep -q " U $f\$"; then
-        echo "warning: the libmvec loop does not call $f: its row is a plain loop"
+# The comparison means something only if the loops really call libmvec's vector functions.
+for f in expf tanhf logf expm1f erff; do
+    if ! nm "$build/vecmath_libmvec.o" | grep -q " U _ZGVdN8v_$f\$"; then
+        echo "warning: the libmvec loop of $f does not call _ZGVdN8v_$f: its row is a plain loop"
     fi
 done
 
 pin=()
 if [ -n "${BENCH_CPU:-}" ]; then pin=(taskset -c "$BENCH_CPU"); fi
-out=$(OMP_NUM_THREADS=1 "${pin[@]}" "$build/bench_vecmath") || { echo "bench_vecmath failed"; exit 1; }
+out=$(OMP_NUM_THREADS=1 "${pin[@]}" "$build/bench_vecmath" "$@") || { echo "bench_vecmath failed"; exit 1; }
 printf '%s\n' "$out"
 
 echo
-echo "# best time / libmvec's best time (the target: at most 1.3)"
+echo "# best time / libmvec's best time, same op and size (the issue's target for exp and tanh, 16M: <= 1.3)"
 printf '%s\n' "$out" | awk '
-    /^#/ { next }
-    { best[$1] = $2; split($1, p, "_"); if ($1 ~ /_libmvec$/) ref[p[1]] = $2; order[++n] = $1 }
-    END { for (i = 1; i <= n; i++) { k = order[i]; split(k, p, "_");
-              if (p[1] in ref) printf "%-28s %6.2f\n", k, best[k] / ref[p[1]] } }'
+    /^#/ || NF < 4 { next }
+    { row = $1; sub(/_[^_]*$/, "", row); best[$1] = $2; key[++n] = $1; group[$1] = row
+      if ($1 ~ /_libmvec$/) ref[row] = $2 }
+    END { for (i = 1; i <= n; i++) { k = key[i]
+              if (group[k] in ref) printf "%-28s %6.2f\n", k, best[k] / ref[group[k]] } }'

@@ -156,13 +156,12 @@ TH__VEC_INLINE float th__vec_expm1_reduced_f32(float x, float *t, bool fused)
     return th__vec_mla_f32(r * r, q, r, fused);
 }
 
-/* x with |x| limited to lim_pos (x >= 0) or lim_neg (x < 0), given as float bits; NaN and values inside
- * pass. Taken on the bits with integer compares, which every level vectorises. */
-TH__VEC_INLINE float th__vec_limit_f32(float x, uint32_t lim_pos, uint32_t lim_neg)
+/* x limited to [lo, hi]; NaN passes (its compares are false). Float compares into integer selects: gcc keeps
+ * a float ?: as a branch on the baseline (the compare might trap), which stops the vectoriser. */
+TH__VEC_INLINE float th__vec_limit_f32(float x, float lo, float hi)
 {
-    uint32_t u = th__vec_bits_f32(x), mag = u & 0x7fffffffu;
-    uint32_t limit = th__vec_select_u32(u >> 31, lim_neg, lim_pos);
-    return th__vec_f32_from_bits(th__vec_select_u32((mag > limit) & (mag <= 0x7f800000u), (u & 0x80000000u) | limit, u));
+    float above_lo = th__vec_f32_from_bits(th__vec_select_u32(lo > x, th__vec_bits_f32(lo), th__vec_bits_f32(x)));
+    return th__vec_f32_from_bits(th__vec_select_u32(hi < above_lo, th__vec_bits_f32(hi), th__vec_bits_f32(above_lo)));
 }
 
 /* exp(x): exp(r) * 2^k, with 2^k applied as two factors 2^k1 * 2^k2 so that results near overflow and in the
@@ -171,7 +170,7 @@ TH__VEC_INLINE float th__vec_limit_f32(float x, uint32_t lim_pos, uint32_t lim_n
  * Max error 0.97 ulp. */
 TH__VEC_INLINE float th__vec_exp_f32_one(float x, bool fused)
 {
-    float t, xc = th__vec_limit_f32(x, 0x42c80000u /* 100 */, 0x42dc0000u /* 110 */);
+    float t, xc = th__vec_limit_f32(x, -110.0f, 100.0f);
     float p = 1.0f + th__vec_expm1_reduced_f32(xc, &t, fused);
     /* k in [-159, 145]; k + 256 is positive, so halving it is floor division */
     uint32_t kb = th__vec_bits_f32(t) - th__vec_bits_f32(0x1.8p23f) + 256u;
@@ -186,7 +185,7 @@ TH__VEC_INLINE float th__vec_exp_f32_one(float x, bool fused)
  * (which keeps -0). Max error TH_VEC_EXPM1_ULP. */
 TH__VEC_INLINE float th__vec_expm1_f32_one(float x, bool fused)
 {
-    float t, xc = th__vec_limit_f32(x, 0x42b20000u /* 89 */, 0x42200000u /* 40 */);
+    float t, xc = th__vec_limit_f32(x, -40.0f, 89.0f);
     float em = th__vec_expm1_reduced_f32(xc, &t, fused);
     uint32_t k = th__vec_bits_f32(t) - th__vec_bits_f32(0x1.8p23f); /* k in [-58, 128], modulo 2^32 */
     float s = th__vec_f32_from_bits((k + 126u) << 23);
@@ -269,7 +268,7 @@ TH__VEC_INLINE float th__vec_erf_f32_one(float x, bool fused)
     q = th__vec_mla_f32(q, z, -0.376125505f, fused);
     q = th__vec_mla_f32(q, z, 0.128379157f, fused);
     float small = th__vec_mla_f32(a, q, a, fused);
-    float al = th__vec_limit_f32(a, 0x40800000u /* 4 */, 0x40800000u);
+    float al = th__vec_limit_f32(a, 0.0f, 4.0f);
     float t = al - 2.4375f;
     float r = th__vec_mla_f32(0.000142779586f, t, 0.000350693932f, fused);
     r = th__vec_mla_f32(r, t, 0.000774532594f, fused);
@@ -292,12 +291,13 @@ TH__VEC_INLINE float th__vec_erf_f32_one(float x, bool fused)
 TH__VEC_INLINE double th__vec_exp_f64_one(double x, bool fused)
 {
     const double shift = 0x1.8p52;
-    /* the limit compares the high words only: SSE2 has no 64-bit compare, so a 64-bit one would keep the
-     * baseline copy scalar */
+    /* |x| limited on the high words: gcc's baseline copy vectorises neither a 64-bit integer compare (SSE2
+     * has none) nor a select on a double compare */
     uint64_t u = th__vec_bits_f64(x);
-    uint32_t hi = (uint32_t)(u >> 32), limit = th__vec_select_u32(hi >> 31, 0x4087c000u /* 760 */, 0x40868000u /* 720 */);
+    uint32_t hi = (uint32_t)(u >> 32);
+    uint32_t limit = th__vec_select_u32(hi >> 31, 0x4087c000u /* 760 */, 0x40868000u /* 720 */);
     bool beyond = ((hi & 0x7fffffffu) > limit) & (x == x);
-    double xc = th__vec_f64_from_bits(th__vec_select_u64(beyond, ((uint64_t)((hi & 0x80000000u) | limit)) << 32, u));
+    double xc = th__vec_f64_from_bits(th__vec_select_u64(beyond, (uint64_t)((hi & 0x80000000u) | limit) << 32, u));
     double t = th__vec_mla_f64(xc, 0x1.71547652b82fep+0 /* 1/ln2 */, shift, fused);
     double k = t - shift;
     double r = th__vec_mla_f64(-k, 0x1.62e42feep-1 /* ln2_hi */, xc, fused);
