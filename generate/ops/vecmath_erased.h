@@ -360,81 +360,74 @@ TH__VEC_INLINE double th__vec_tanh_f64_one(double x, bool fused)
 enum { TH__VEC_EXP, TH__VEC_TANH, TH__VEC_SIGMOID, TH__VEC_LOG, TH__VEC_EXPM1, TH__VEC_ERF, TH__VEC_NUM_F32 };
 enum { TH__VEC_NUM_F64 = TH__VEC_TANH + 1 }; /* float64 has exp and tanh */
 
-/* out[i] = one(in[i], fused). Inlined into each level's function with one a constant, so the call inlines
- * too; out == in takes a loop over one pointer, which every compiler vectorises without a run-time overlap
- * check that in-place rows would fail. */
-TH__VEC_INLINE void th__vec_map_f32(float *out, const float *in, int64_t n, float (*one)(float, bool), bool fused)
-{
-    if (out == in) {
-        for (int64_t i = 0; i < n; i++) out[i] = one(out[i], fused);
-        return;
-    }
-    float *restrict dst = out;
-    const float *restrict src = in;
-    for (int64_t i = 0; i < n; i++) dst[i] = one(src[i], fused);
-}
-
-TH__VEC_INLINE void th__vec_map_f64(double *out, const double *in, int64_t n, double (*one)(double, bool), bool fused)
-{
-    if (out == in) {
-        for (int64_t i = 0; i < n; i++) out[i] = one(out[i], fused);
-        return;
-    }
-    double *restrict dst = out;
-    const double *restrict src = in;
-    for (int64_t i = 0; i < n; i++) dst[i] = one(src[i], fused);
-}
-
-/* Every float32 op's row loop: compiled once per level by being inlined into that level's function. */
-TH__VEC_INLINE void th__vec_rows_f32(int op, float *out, const float *in, int64_t n, bool fused)
+/* Every op's row loop; out and in do not overlap (the entry points copy in-place rows through a buffer).
+ * Inlined into each level's function, so it is compiled, and vectorised, once per level. */
+TH__VEC_INLINE void th__vec_rows_f32(int op, float *restrict out, const float *restrict in, int64_t n, bool fused)
 {
     switch (op) {
-    case TH__VEC_EXP: th__vec_map_f32(out, in, n, th__vec_exp_f32_one, fused); break;
-    case TH__VEC_TANH: th__vec_map_f32(out, in, n, th__vec_tanh_f32_one, fused); break;
-    case TH__VEC_SIGMOID: th__vec_map_f32(out, in, n, th__vec_sigmoid_f32_one, fused); break;
-    case TH__VEC_LOG: th__vec_map_f32(out, in, n, th__vec_log_f32_one, fused); break;
-    case TH__VEC_EXPM1: th__vec_map_f32(out, in, n, th__vec_expm1_f32_one, fused); break;
-    case TH__VEC_ERF: th__vec_map_f32(out, in, n, th__vec_erf_f32_one, fused); break;
+    case TH__VEC_EXP:
+        for (int64_t i = 0; i < n; i++) out[i] = th__vec_exp_f32_one(in[i], fused);
+        break;
+    case TH__VEC_TANH:
+        for (int64_t i = 0; i < n; i++) out[i] = th__vec_tanh_f32_one(in[i], fused);
+        break;
+    case TH__VEC_SIGMOID:
+        for (int64_t i = 0; i < n; i++) out[i] = th__vec_sigmoid_f32_one(in[i], fused);
+        break;
+    case TH__VEC_LOG:
+        for (int64_t i = 0; i < n; i++) out[i] = th__vec_log_f32_one(in[i], fused);
+        break;
+    case TH__VEC_EXPM1:
+        for (int64_t i = 0; i < n; i++) out[i] = th__vec_expm1_f32_one(in[i], fused);
+        break;
+    case TH__VEC_ERF:
+        for (int64_t i = 0; i < n; i++) out[i] = th__vec_erf_f32_one(in[i], fused);
+        break;
     default: break;
     }
 }
 
-TH__VEC_INLINE void th__vec_rows_f64(int op, double *out, const double *in, int64_t n, bool fused)
+TH__VEC_INLINE void th__vec_rows_f64(int op, double *restrict out, const double *restrict in, int64_t n, bool fused)
 {
     switch (op) {
-    case TH__VEC_EXP: th__vec_map_f64(out, in, n, th__vec_exp_f64_one, fused); break;
-    case TH__VEC_TANH: th__vec_map_f64(out, in, n, th__vec_tanh_f64_one, fused); break;
+    case TH__VEC_EXP:
+        for (int64_t i = 0; i < n; i++) out[i] = th__vec_exp_f64_one(in[i], fused);
+        break;
+    case TH__VEC_TANH:
+        for (int64_t i = 0; i < n; i++) out[i] = th__vec_tanh_f64_one(in[i], fused);
+        break;
     default: break;
     }
 }
 
-static TH__HOT void th__vec_f32_baseline(int op, float *out, const float *in, int64_t n)
+static TH__HOT void th__vec_f32_baseline(int op, float *restrict out, const float *restrict in, int64_t n)
 {
     th__vec_rows_f32(op, out, in, n, false);
 }
 
-static TH__HOT void th__vec_f64_baseline(int op, double *out, const double *in, int64_t n)
+static TH__HOT void th__vec_f64_baseline(int op, double *restrict out, const double *restrict in, int64_t n)
 {
     th__vec_rows_f64(op, out, in, n, false);
 }
 
 #ifdef TH__VEC_X86
-static TH__HOT TH__VEC_AVX2 void th__vec_f32_avx2(int op, float *out, const float *in, int64_t n)
+static TH__HOT TH__VEC_AVX2 void th__vec_f32_avx2(int op, float *restrict out, const float *restrict in, int64_t n)
 {
     th__vec_rows_f32(op, out, in, n, true);
 }
 
-static TH__HOT TH__VEC_AVX2 void th__vec_f64_avx2(int op, double *out, const double *in, int64_t n)
+static TH__HOT TH__VEC_AVX2 void th__vec_f64_avx2(int op, double *restrict out, const double *restrict in, int64_t n)
 {
     th__vec_rows_f64(op, out, in, n, true);
 }
 
-static TH__HOT TH__VEC_AVX512 void th__vec_f32_avx512(int op, float *out, const float *in, int64_t n)
+static TH__HOT TH__VEC_AVX512 void th__vec_f32_avx512(int op, float *restrict out, const float *restrict in, int64_t n)
 {
     th__vec_rows_f32(op, out, in, n, true);
 }
 
-static TH__HOT TH__VEC_AVX512 void th__vec_f64_avx512(int op, double *out, const double *in, int64_t n)
+static TH__HOT TH__VEC_AVX512 void th__vec_f64_avx512(int op, double *restrict out, const double *restrict in,
+                                                       int64_t n)
 {
     th__vec_rows_f64(op, out, in, n, true);
 }
@@ -442,9 +435,11 @@ static TH__HOT TH__VEC_AVX512 void th__vec_f64_avx512(int op, double *out, const
 
 /* ---- th__ vecmath: the entry points ------------------------------------------------------ */
 
-/* op (TH__VEC_EXP, ...) at a given level, at most th__simd_best() (a higher one would execute instructions
- * the CPU lacks): for the tests and the benchmark. */
-TH__MAYBE_UNUSED static void th__vec_f32_at(int level, int op, float *out, const float *in, int64_t n)
+/* Rows of out == in go through this many elements of stack at a time: the loops are compiled for distinct
+ * arrays (clang vectorises an in-place loop only behind an overlap check that in-place rows fail). */
+enum { TH__VEC_CHUNK = 1024 };
+
+static void th__vec_f32_level(int level, int op, float *out, const float *in, int64_t n)
 {
     switch (level) {
 #ifdef TH__VEC_X86
@@ -455,7 +450,7 @@ TH__MAYBE_UNUSED static void th__vec_f32_at(int level, int op, float *out, const
     }
 }
 
-TH__MAYBE_UNUSED static void th__vec_f64_at(int level, int op, double *out, const double *in, int64_t n)
+static void th__vec_f64_level(int level, int op, double *out, const double *in, int64_t n)
 {
     switch (level) {
 #ifdef TH__VEC_X86
@@ -463,6 +458,36 @@ TH__MAYBE_UNUSED static void th__vec_f64_at(int level, int op, double *out, cons
     case TH__SIMD_AVX2: th__vec_f64_avx2(op, out, in, n); return;
 #endif
     default: th__vec_f64_baseline(op, out, in, n);
+    }
+}
+
+/* op (TH__VEC_EXP, ...) at a given level, at most th__simd_best() (a higher one would execute instructions
+ * the CPU lacks): for the tests and the benchmark. out may equal in, but must not overlap it otherwise. */
+TH__MAYBE_UNUSED static void th__vec_f32_at(int level, int op, float *out, const float *in, int64_t n)
+{
+    if (out != in) {
+        th__vec_f32_level(level, op, out, in, n);
+        return;
+    }
+    float chunk[TH__VEC_CHUNK];
+    for (int64_t i = 0; i < n; i += TH__VEC_CHUNK) {
+        int64_t m = n - i < TH__VEC_CHUNK ? n - i : TH__VEC_CHUNK;
+        memcpy(chunk, in + i, (size_t)m * sizeof *chunk);
+        th__vec_f32_level(level, op, out + i, chunk, m);
+    }
+}
+
+TH__MAYBE_UNUSED static void th__vec_f64_at(int level, int op, double *out, const double *in, int64_t n)
+{
+    if (out != in) {
+        th__vec_f64_level(level, op, out, in, n);
+        return;
+    }
+    double chunk[TH__VEC_CHUNK];
+    for (int64_t i = 0; i < n; i += TH__VEC_CHUNK) {
+        int64_t m = n - i < TH__VEC_CHUNK ? n - i : TH__VEC_CHUNK;
+        memcpy(chunk, in + i, (size_t)m * sizeof *chunk);
+        th__vec_f64_level(level, op, out + i, chunk, m);
     }
 }
 
