@@ -1,7 +1,9 @@
 /* generate/ops/pointwise.h: the elementwise ops. Stamped per dtype through tensor_generic.h.
  *
  * Each op is one element function here, next to the inclusion of the template that stamps its front
- * doors and row kernels (unary_op.h, binary_op.h). The element functions compute in the dtype's compute
+ * doors and row kernels (unary_op.h, binary_op.h). Contiguous float32/float64 rows of exp, tanh, sigmoid, log,
+ * expm1 and erf take the vectorised kernels of vecmath_erased.h instead (TH_OP_ROW_F32/F64), chosen per CPU
+ * at run time. The element functions compute in the dtype's compute
  * type ct: the element type itself, except float for float16 and bfloat16. The driver every op runs
  * through (shapes, outs, aliasing, threads) is th__elementwise in pointwise_erased.h.
  *
@@ -197,8 +199,11 @@ static inline TH_PRIVATE(ct) TH_PRIVATE(reciprocal_elem)(TH_PRIVATE(ct) x) { ret
 #define TH_OP rsqrt
 #include "unary_op.h"
 #define TH_OP exp
+#define TH_OP_ROW_F32 th__vec_exp_f32
+#define TH_OP_ROW_F64 th__vec_exp_f64
 #include "unary_op.h"
 #define TH_OP log
+#define TH_OP_ROW_F32 th__vec_log_f32
 #include "unary_op.h"
 #define TH_OP sin
 #include "unary_op.h"
@@ -217,8 +222,11 @@ static inline TH_PRIVATE(ct) TH_PRIVATE(reciprocal_elem)(TH_PRIVATE(ct) x) { ret
 #define TH_OP cosh
 #include "unary_op.h"
 #define TH_OP tanh
+#define TH_OP_ROW_F32 th__vec_tanh_f32
+#define TH_OP_ROW_F64 th__vec_tanh_f64
 #include "unary_op.h"
 #define TH_OP sigmoid
+#define TH_OP_ROW_F32 th__vec_sigmoid_f32
 #include "unary_op.h"
 #define TH_OP reciprocal
 #include "unary_op.h"
@@ -253,6 +261,7 @@ static inline bool TH_PRIVATE(isfinite_elem)(TH_PRIVATE(ct) x) { return x - x ==
 #define TH_OP exp2
 #include "unary_op.h"
 #define TH_OP expm1
+#define TH_OP_ROW_F32 th__vec_expm1_f32
 #include "unary_op.h"
 #define TH_OP log2
 #include "unary_op.h"
@@ -261,6 +270,7 @@ static inline bool TH_PRIVATE(isfinite_elem)(TH_PRIVATE(ct) x) { return x - x ==
 #define TH_OP log1p
 #include "unary_op.h"
 #define TH_OP erf
+#define TH_OP_ROW_F32 th__vec_erf_f32
 #include "unary_op.h"
 #define TH_OP gelu
 #include "unary_op.h"

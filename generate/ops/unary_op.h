@@ -53,10 +53,26 @@ static TH__HOT void TH__OP_PRIVATE(_row)(char **data, const int64_t *s, int64_t 
         return;
 #endif
     }
+#if (defined(TH_REAL_IS_F32) && defined(TH_OP_ROW_F32)) || (defined(TH_REAL_IS_F64) && defined(TH_OP_ROW_F64))
+    /* Strided rows go through the same vector kernel, a block at a time, so a result never depends on
+     * the layout of its operands. */
+    real block[256];
+    for (int64_t i = 0; i < n; i += 256) {
+        int64_t m = n - i < 256 ? n - i : 256;
+        for (int64_t k = 0; k < m; k++) block[k] = TH_PRIVATE(load)(a + (i + k) * s[1]);
+#if defined(TH_REAL_IS_F32)
+        TH_OP_ROW_F32(block, block, m);
+#else
+        TH_OP_ROW_F64(block, block, m);
+#endif
+        for (int64_t k = 0; k < m; k++) TH_PRIVATE(store)(o + (i + k) * s[0], block[k]);
+    }
+#else
     for (int64_t i = 0; i < n; i++) {
         TH__RES_ELEM r = TH__RES_STORE(TH__OP_PRIVATE(_elem)(TH_PRIVATE(to_ct)(TH_PRIVATE(load)(a + i * s[1]))));
         memcpy(o + i * s[0], &r, sizeof r);
     }
+#endif
 }
 
 TH_API TH__RES *TH__OP_NAME()(const TH_NAME(tensor) *a)
