@@ -415,6 +415,7 @@ TH_FOREACH_DTYPE(TH__X)
 
 /* The dtype-independent parts of the op families (types such as the random generator, and the engine
  * pieces that are not per dtype): each file declares here and defines in the implementation below. */
+#include "generate/ops/linalg_erased.h"
 
 #define TH__DECLARE_ONLY
 #define TH_GENERIC_FILE "../tensor_generic.h"
@@ -2993,6 +2994,7 @@ TH_API th_tensor *th_tensor_from_dlpack_versioned(struct DLManagedTensorVersione
 /* ---- th__ the op families' dtype-independent definitions --------------------------------- */
 
 #define TH__ERASED_IMPL
+#include "generate/ops/linalg_erased.h"
 #undef TH__ERASED_IMPL
 
 /* ---- th__ per-dtype definitions ---------------------------------------------------------- */

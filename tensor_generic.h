@@ -587,6 +587,7 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 #endif /* definitions */
 
 /* ---- the op families: each file holds its declarations and, in the implementation, its definitions ---- */
+#include "generate/ops/linalg.h"
 
 #ifndef TH__DECLARE_ONLY
 #undef TH__FN
