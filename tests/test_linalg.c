@@ -320,6 +320,43 @@ static void test_float_rounding(void)
     th_f64_release(a64);
 }
 
+/* ---- memory not aligned for the element type (a blob one byte in): BLAS gets an aligned copy ---- */
+
+static void test_unaligned(void)
+{
+    static unsigned char bytes[1 + 4 * (6 * 5 + 5 * 4 + 6 * 4)];
+    float values[6 * 5 + 5 * 4];
+    for (int i = 0; i < 6 * 5 + 5 * 4; i++) values[i] = (float)rand_int(-3, 3);
+    memcpy(bytes + 1, values, sizeof values);
+    th_f32_tensor *A = th_f32_from_blob((float *)(void *)(bytes + 1), 2, SZ(6, 5), NULL, NULL, NULL);
+    th_f32_tensor *B = th_f32_from_blob((float *)(void *)(bytes + 1 + 4 * 30), 2, SZ(5, 4), NULL, NULL, NULL);
+    th_f32_tensor *C = th_f32_from_blob((float *)(void *)(bytes + 1 + 4 * 50), 2, SZ(6, 4), NULL, NULL, NULL);
+    th_c128_tensor *ref = ref_matmul(th_f32_base(A), th_f32_base(B));
+    for (int blas = 0; blas < 2; blas++) {
+        bool was = th_linalg_set_blas(blas);
+        CHECK_INT_EQ(th_f32_mm_out(C, A, B), TH_OK);
+        CHECK(close_to(th_f32_base(C), th_c128_base(ref), 0.0));
+        th_linalg_set_blas(was);
+    }
+    /* mv and dot on the unaligned memory too */
+    th_f32_tensor *col = th_f32_select(B, 1, 2), *row = th_f32_select(A, 0, 1);
+    th_f32_tensor *mv = th_f32_mv(A, col), *d = th_f32_dot(row, col);
+    th_c128_tensor *ref_mv = ref_matmul(th_f32_base(A), th_f32_base(col));
+    th_c128_tensor *ref_d = ref_matmul(th_f32_base(row), th_f32_base(col));
+    CHECK(close_to(th_f32_base(mv), th_c128_base(ref_mv), 0.0));
+    CHECK(close_to(th_f32_base(d), th_c128_base(ref_d), 0.0));
+    th_c128_release(ref_d);
+    th_c128_release(ref_mv);
+    th_f32_release(d);
+    th_f32_release(mv);
+    th_f32_release(row);
+    th_f32_release(col);
+    th_c128_release(ref);
+    th_f32_release(C);
+    th_f32_release(B);
+    th_f32_release(A);
+}
+
 int main(void)
 {
     test_begin();
@@ -329,6 +366,7 @@ int main(void)
 #undef RUN_DTYPE
     test_errors();
     test_float_rounding();
+    test_unaligned();
     return test_end("linalg");
 }
 

@@ -153,12 +153,12 @@ static inline void TH_PRIVATE(mm_store)(char *c, TH_PRIVATE(mm_t) acc, TH_PRIVAT
 
 /* ---- the built-in kernel ---- */
 
-/* The register block is MR rows by NR columns of accumulators: 32 bytes of columns, one or two SIMD
- * registers wide, so MR x NR fits the registers of SSE2 and AVX alike. The cache blocks: a packed KC x NR
- * panel of B stays in L1, the MC x KC block of A in L2. */
+/* The register block is MR rows by NR columns of accumulators, 64 bytes a row: two AVX registers (four
+ * SSE2 ones) a row. The cache blocks: a packed KC x NR panel of B stays in L1, the MC x KC block of A in
+ * L2. */
 enum {
     TH_PRIVATE(MR) = 4,
-    TH_PRIVATE(NR) = sizeof(TH_PRIVATE(mm_t)) >= 16 ? 2 : 32 / sizeof(TH_PRIVATE(mm_t)),
+    TH_PRIVATE(NR) = 64 / sizeof(TH_PRIVATE(mm_t)),
     TH_PRIVATE(KC) = 256,
     TH_PRIVATE(MC) = 128,
     TH_PRIVATE(NC) = 256
@@ -203,10 +203,14 @@ static TH__HOT void TH_PRIVATE(mm_pack_b)(TH_PRIVATE(mm_t) *restrict dst, const 
 }
 
 /* c (MR x NR, row stride ldc) += a panel (kc x MR) times b panel (kc x NR). Plain loops of constant trip
- * count: the compiler keeps the tile in registers and vectorises along j. */
-static TH__HOT void TH_PRIVATE(mm_micro)(int64_t kc, const TH_PRIVATE(mm_t) *restrict a,
-                                         const TH_PRIVATE(mm_t) *restrict b, TH_PRIVATE(mm_t) *restrict c,
-                                         int64_t ldc)
+ * count: the compiler keeps the tile in registers and vectorises along j. Inlined into the two versions
+ * below, each compiled for its instruction set. */
+#ifdef TH__MM_AVX2
+__attribute__((always_inline))
+#endif
+static inline void TH_PRIVATE(mm_micro_body)(int64_t kc, const TH_PRIVATE(mm_t) *restrict a,
+                                             const TH_PRIVATE(mm_t) *restrict b, TH_PRIVATE(mm_t) *restrict c,
+                                             int64_t ldc)
 {
     TH_PRIVATE(mm_t) t[TH__MR][TH__NR];
     for (int i = 0; i < TH__MR; i++)
@@ -227,6 +231,28 @@ static TH__HOT void TH_PRIVATE(mm_micro)(int64_t kc, const TH_PRIVATE(mm_t) *res
         for (int j = 0; j < TH__NR; j++) c[i * ldc + j] = t[i][j];
 }
 
+typedef void (*TH_PRIVATE(mm_micro_fn))(int64_t kc, const TH_PRIVATE(mm_t) *restrict a,
+                                        const TH_PRIVATE(mm_t) *restrict b, TH_PRIVATE(mm_t) *restrict c,
+                                        int64_t ldc);
+
+static TH__HOT void TH_PRIVATE(mm_micro)(int64_t kc, const TH_PRIVATE(mm_t) *restrict a,
+                                         const TH_PRIVATE(mm_t) *restrict b, TH_PRIVATE(mm_t) *restrict c,
+                                         int64_t ldc)
+{
+    TH_PRIVATE(mm_micro_body)(kc, a, b, c, ldc);
+}
+
+#ifdef TH__MM_AVX2
+static TH__HOT __attribute__((target("avx2"))) void TH_PRIVATE(mm_micro_avx2)(int64_t kc,
+                                                                               const TH_PRIVATE(mm_t) *restrict a,
+                                                                               const TH_PRIVATE(mm_t) *restrict b,
+                                                                               TH_PRIVATE(mm_t) *restrict c,
+                                                                               int64_t ldc)
+{
+    TH_PRIVATE(mm_micro_body)(kc, a, b, c, ldc);
+}
+#endif
+
 typedef struct TH_PRIVATE(mm_ctx) {
     const th__mm *p;
     TH_PRIVATE(mm_t) alpha, beta;
@@ -235,6 +261,7 @@ typedef struct TH_PRIVATE(mm_ctx) {
     int nthreads;
     TH_PRIVATE(mm_t) *scratch; /* per thread: packed A, packed B, the block's accumulators */
     int64_t per_thread;
+    TH_PRIVATE(mm_micro_fn) micro;
 } TH_PRIVATE(mm_ctx);
 
 /* One MC x NC block of C: every k panel accumulates into acc, which is written once at the end, so an
@@ -260,7 +287,7 @@ static void TH_PRIVATE(mm_block)(const TH_PRIVATE(mm_ctx) *x, TH_PRIVATE(mm_t) *
         TH_PRIVATE(mm_pack_b)(bpack, b + (p0 * p->b.rs + j0 * p->b.cs) * es, p->b.rs * es, p->b.cs * es, kc, nc);
         for (int64_t jr = 0; jr < ncp; jr += TH__NR)
             for (int64_t ir = 0; ir < mcp; ir += TH__MR)
-                TH_PRIVATE(mm_micro)(kc, apack + ir * kc, bpack + jr * kc, acc + ir * ncp + jr, ncp);
+                x->micro(kc, apack + ir * kc, bpack + jr * kc, acc + ir * ncp + jr, ncp);
     }
     char *cb = c + (i0 * p->c.rs + j0 * p->c.cs) * es;
     for (int64_t i = 0; i < mc; i++)
@@ -330,8 +357,8 @@ static void TH_PRIVATE(mm_scale)(const th__mm *p, TH_PRIVATE(mm_t) beta, bool us
     const int64_t es = (int64_t)p->es;
     TH_PRIVATE(mm_t) one = TH_PRIVATE(mm_in)(TH_PRIVATE(from_i64)(1));
     for (int64_t bi = 0; bi < p->batch; bi++) {
-        char *c, *a, *b;
-        th__mm_batch_data(p, bi, &c, &a, &b);
+        char *c;
+        th__mm_batch_data(p, bi, &c, NULL, NULL);
         for (int64_t i = 0; i < p->m; i++)
             for (int64_t j = 0; j < p->n; j++)
                 TH_PRIVATE(mm_store)(c + (i * p->c.rs + j * p->c.cs) * es, TH_PRIVATE(mm_zero)(), one, beta, use_beta);
@@ -347,7 +374,10 @@ static int64_t TH_PRIVATE(mm_work)(const th__mm *p)
 static int TH_PRIVATE(mm_builtin)(const char *fn, const th__mm *p, TH_PRIVATE(mm_t) beta, TH_PRIVATE(mm_t) alpha,
                                   bool use_beta)
 {
-    TH_PRIVATE(mm_ctx) x = {p, alpha, beta, use_beta, 0, 0, 0, 1, NULL, 0};
+    TH_PRIVATE(mm_ctx) x = {p, alpha, beta, use_beta, 0, 0, 0, 1, NULL, 0, TH_PRIVATE(mm_micro)};
+#ifdef TH__MM_AVX2
+    if (th__mm_have_avx2()) x.micro = TH_PRIVATE(mm_micro_avx2);
+#endif
     int nthreads = th__threads_for(TH_PRIVATE(mm_work)(p));
     bool column = p->n == 1 && (p->m == 1 || llabs(p->a.cs) <= llabs(p->a.rs));
     bool row = p->m == 1 && (p->n == 1 || llabs(p->b.rs) <= llabs(p->b.cs));

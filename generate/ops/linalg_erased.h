@@ -31,6 +31,24 @@ TH_API bool th_linalg_set_blas(bool enabled)
 TH_API bool th_linalg_blas(void) { return false; }
 #endif
 
+/* x86-64 with gcc or clang: the built-in kernel's inner loop is compiled a second time for AVX2 and picked at
+ * run time, so a build for the baseline instruction set (SSE2) still gets 256-bit vectors where the CPU has
+ * them. TH_NO_AVX2 leaves it out. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TH_NO_AVX2)
+#define TH__MM_AVX2 1
+static bool th__mm_have_avx2(void)
+{
+    static _Atomic int known; /* 0: not asked yet, 1: no, 2: yes */
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (k == 0) {
+        __builtin_cpu_init();
+        k = __builtin_cpu_supports("avx2") ? 2 : 1;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
+    }
+    return k == 2;
+}
+#endif
+
 /* Complex products are computed in pairs of doubles written out by hand: C's complex multiply calls a
  * library function to get infinities right, which would dominate the kernel. */
 typedef struct th__mm_complex {
@@ -72,7 +90,8 @@ TH__MAYBE_UNUSED static void th__mm_job_release(th__mm_job *job)
     job->result = job->a = job->b = NULL;
 }
 
-/* A tensor's element pointers for batch entry index (row-major over bsize). */
+/* The operands' first elements for batch entry index (row-major over bsize). a and b may be NULL (not
+ * wanted: an empty operand's memory may be NULL, where no offset is defined). */
 TH__MAYBE_UNUSED static void th__mm_batch_data(const th__mm *p, int64_t index, char **c, char **a, char **b)
 {
     int64_t oc = 0, oa = 0, ob = 0;
@@ -85,8 +104,8 @@ TH__MAYBE_UNUSED static void th__mm_batch_data(const th__mm *p, int64_t index, c
     }
     int64_t es = (int64_t)p->es;
     *c = p->c.data + oc * es;
-    *a = p->a.data + oa * es;
-    *b = p->b.data + ob * es;
+    if (a) *a = p->a.data + oa * es;
+    if (b) *b = p->b.data + ob * es;
 }
 
 /* Where two tensors' bytes overlap at all (an exact alias too: a product reads its inputs after it has
