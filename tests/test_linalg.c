@@ -1,6 +1,6 @@
 /* tests/test_linalg.c: dot, mv, addmv, mm, addmm, bmm, baddbmm, matmul, outer and addr for every dtype but
- * bool, through CBLAS and through the built-in kernel, against a reference computed here one element at a
- * time in complex double.
+ * bool, through CBLAS and through the built-in kernel, against a reference computed here: a plain triple
+ * loop in complex double.
  *
  * The data are small integers (real and imaginary parts), so every dtype's exact result is representable
  * before the final rounding (integers wrap modulo 2^bits, as the library's do): results must match the
@@ -93,16 +93,19 @@ static th_c128_tensor *ref_matmul(const th_tensor *a, const th_tensor *b)
         /* The batch entry's offsets in a and b: broadcast over the batch dims, then the matrix. */
         int64_t oa = bcast_offset(bi, nb, full, pa - 2, as) * m * k;
         int64_t ob = bcast_offset(bi, nb, full, pb - 2, bs) * k * n;
-        for (int64_t i = 0; i < m; i++)
-            for (int64_t j = 0; j < n; j++) {
-                double re = 0, im = 0; /* by hand: C's complex multiply is a slow library call */
-                for (int64_t p = 0; p < k; p++) {
-                    th_complex128 x = A[oa + i * k + p], y = B[ob + p * n + j];
-                    re += creal(x) * creal(y) - cimag(x) * cimag(y);
-                    im += creal(x) * cimag(y) + cimag(x) * creal(y);
+        /* row by row, in double pairs (C11 lays a complex out as two reals): C's complex multiply is a slow
+         * library call, and this order runs along contiguous rows */
+        for (int64_t i = 0; i < m; i++) {
+            double *out = (double *)(void *)(pr + (bi * m + i) * n);
+            for (int64_t p = 0; p < k; p++) {
+                const double *x = (const double *)(const void *)(A + oa + i * k + p);
+                const double *y = (const double *)(const void *)(B + ob + p * n);
+                for (int64_t j = 0; j < n; j++) {
+                    out[2 * j] += x[0] * y[2 * j] - x[1] * y[2 * j + 1];
+                    out[2 * j + 1] += x[0] * y[2 * j + 1] + x[1] * y[2 * j];
                 }
-                pr[(bi * m + i) * n + j] = re + im * I;
             }
+        }
     }
     th_c128_release(ca);
     th_c128_release(cb);
@@ -476,7 +479,7 @@ static TH_NAME(tensor) *T_NAME(random)(int ndim, const int64_t *sizes, int layou
 
 /* mm, mm_out into a transposed out, addmm (bias broadcast from a row, beta 0 with the bias not read),
  * addmm_out and addmm_inplace, in the layouts given. */
-static void T_NAME(mm_case)(int64_t m, int64_t k, int64_t n, int la, int lb)
+static void T_NAME(mm_case)(int64_t m, int64_t k, int64_t n, int la, int lb, bool every_form)
 {
     TH_NAME(tensor) *A = T_NAME(random)(2, SZ(m, k), la, NULL), *B = T_NAME(random)(2, SZ(k, n), lb, NULL);
     th_c128_tensor *prod = ref_matmul(TH_NAME(base)(A), TH_NAME(base)(B));
@@ -487,6 +490,19 @@ static void T_NAME(mm_case)(int64_t m, int64_t k, int64_t n, int la, int lb)
         fprintf(stderr, "  mm %s (%lld, %lld, %lld) layouts %s, %s, blas %d\n", th_dtype_name(TH_DT_ENUM), (long long)m,
                 (long long)k, (long long)n, layout_names[la], layout_names[lb], (int)th_linalg_blas());
     TH_NAME(release)(r);
+    if (!every_form) { /* big products: mm above, and addmm_inplace into a strided C below */
+        const real two = T_NAME(scalar)(2, 0), three = T_NAME(scalar)(3, 0);
+        TH_NAME(tensor) *C = T_NAME(random)(2, SZ(m, n), STRIDED_NEGATIVE, NULL);
+        th_c128_tensor *cv = th_c128_convert(TH_NAME(base)(C));
+        CHECK_INT_EQ(TH_NAME(addmm_inplace)(C, A, B, two, three), TH_OK);
+        CHECK(T_NAME(matches)(C, ref_add(2, th_c128_base(cv), 3, prod)));
+        th_c128_release(cv);
+        TH_NAME(release)(C);
+        th_c128_release(prod);
+        TH_NAME(release)(B);
+        TH_NAME(release)(A);
+        return;
+    }
 
     /* out transposed in memory */
     TH_NAME(tensor) *ot = TH_NAME(zeros)(2, SZ(n, m)), *out = TH_NAME(transpose)(ot, 0, 1);
@@ -599,7 +615,8 @@ static void T_NAME(vector_cases)(int layout)
     th_c128_release(prod);
 
     /* bmm, baddbmm with C broadcast from (1, 1, n), baddbmm_inplace */
-    TH_NAME(tensor) *A3 = T_NAME(random)(3, SZ(3, 6, 9), layout, NULL), *B3 = T_NAME(random)(3, SZ(3, 9, 7), CONTIGUOUS, NULL);
+    TH_NAME(tensor) *A3 = T_NAME(random)(3, SZ(3, 6, 9), layout, NULL);
+    TH_NAME(tensor) *B3 = T_NAME(random)(3, SZ(3, 9, 7), CONTIGUOUS, NULL);
     prod = ref_matmul(TH_NAME(base)(A3), TH_NAME(base)(B3));
     TH_NAME(tensor) *b3 = TH_NAME(bmm)(A3, B3);
     CHECK(T_NAME(matches)(b3, th_c128_clone(prod)));
@@ -641,14 +658,16 @@ static void T_NAME(special_cases)(void)
 {
     real two = T_NAME(scalar)(2, 0), three = T_NAME(scalar)(3, 0), zero = T_NAME(scalar)(0, 0);
     /* A: one row repeated; B: one column repeated */
-    TH_NAME(tensor) *arow = T_NAME(random)(2, SZ(1, 40), CONTIGUOUS, NULL), *bcol = T_NAME(random)(2, SZ(40, 1), CONTIGUOUS, NULL);
+    TH_NAME(tensor) *arow = T_NAME(random)(2, SZ(1, 40), CONTIGUOUS, NULL);
+    TH_NAME(tensor) *bcol = T_NAME(random)(2, SZ(40, 1), CONTIGUOUS, NULL);
     TH_NAME(tensor) *A = TH_NAME(expand)(arow, 2, SZ(9, 40)), *B = TH_NAME(expand)(bcol, 2, SZ(40, 6));
     TH_NAME(tensor) *r = TH_NAME(mm)(A, B);
     CHECK(T_NAME(matches)(r, ref_matmul(TH_NAME(base)(A), TH_NAME(base)(B))));
     TH_NAME(release)(r);
 
     /* mm_out into its own input: the input is read from a copy */
-    TH_NAME(tensor) *S = T_NAME(random)(2, SZ(20, 20), CONTIGUOUS, NULL), *T = T_NAME(random)(2, SZ(20, 20), TRANSPOSED, NULL);
+    TH_NAME(tensor) *S = T_NAME(random)(2, SZ(20, 20), CONTIGUOUS, NULL);
+    TH_NAME(tensor) *T = T_NAME(random)(2, SZ(20, 20), TRANSPOSED, NULL);
     th_c128_tensor *prod = ref_matmul(TH_NAME(base)(S), TH_NAME(base)(T));
     CHECK_INT_EQ(TH_NAME(mm_out)(S, S, T), TH_OK);
     CHECK(T_NAME(matches)(S, th_c128_clone(prod)));
@@ -708,13 +727,13 @@ static void T_NAME(one_path)(void)
     static const int64_t shapes[][3] = {{3, 4, 5}, {1, 7, 1}, {5, 1, 3}, {1, 6, 9}, {8, 6, 1}, {2, 3, 1}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         for (int la = 0; la < NUM_LAYOUTS; la++)
-            for (int lb = 0; lb < NUM_LAYOUTS; lb++) T_NAME(mm_case)(shapes[s][0], shapes[s][1], shapes[s][2], la, lb);
-    /* big enough for several k panels and output blocks in every direction, on one and on two threads */
-    for (int threads = 1; threads <= 2; threads++) {
-        th_set_num_threads(threads);
-        T_NAME(mm_case)(130, 300, 260, threads == 1 ? CONTIGUOUS : TRANSPOSED, STRIDED_NEGATIVE);
-        T_NAME(mm_case)(129, 270, 3, STRIDED_NEGATIVE, TRANSPOSED);
-    }
+            for (int lb = 0; lb < NUM_LAYOUTS; lb++)
+                T_NAME(mm_case)(shapes[s][0], shapes[s][1], shapes[s][2], la, lb, true);
+    /* big enough for several k panels and output blocks in every direction, the blocks split between two
+     * threads; a tall one on one thread */
+    T_NAME(mm_case)(129, 270, 3, STRIDED_NEGATIVE, TRANSPOSED, false);
+    th_set_num_threads(2);
+    T_NAME(mm_case)(130, 300, 260, TRANSPOSED, STRIDED_NEGATIVE, false);
     th_set_num_threads(1);
 
     for (int l = 0; l < NUM_LAYOUTS; l++) T_NAME(vector_cases)(l);

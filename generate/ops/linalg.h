@@ -243,11 +243,9 @@ static TH__HOT void TH_PRIVATE(mm_micro)(int64_t kc, const TH_PRIVATE(mm_t) *res
 }
 
 #ifdef TH__MM_AVX2
-static TH__HOT __attribute__((target("avx2"))) void TH_PRIVATE(mm_micro_avx2)(int64_t kc,
-                                                                               const TH_PRIVATE(mm_t) *restrict a,
-                                                                               const TH_PRIVATE(mm_t) *restrict b,
-                                                                               TH_PRIVATE(mm_t) *restrict c,
-                                                                               int64_t ldc)
+static TH__HOT __attribute__((target("avx2"))) void
+TH_PRIVATE(mm_micro_avx2)(int64_t kc, const TH_PRIVATE(mm_t) *restrict a, const TH_PRIVATE(mm_t) *restrict b,
+                          TH_PRIVATE(mm_t) *restrict c, int64_t ldc)
 {
     TH_PRIVATE(mm_micro_body)(kc, a, b, c, ldc);
 }
@@ -308,8 +306,16 @@ static void TH_PRIVATE(mm_blocks)(void *ctx, int64_t begin, int64_t end)
     }
 }
 
+/* s + x*y for elements at x and y. */
+static inline TH_PRIVATE(mm_t) TH_PRIVATE(mm_madd)(TH_PRIVATE(mm_t) s, const char *x, const char *y)
+{
+    TH_PRIVATE(mm_t) xv = TH_PRIVATE(mm_in)(TH_PRIVATE(load)(x)), yv = TH_PRIVATE(mm_in)(TH_PRIVATE(load)(y));
+    return TH_PRIVATE(mm_add)(s, TH_PRIVATE(mm_mul)(xv, yv));
+}
+
 /* a . b over k elements (byte strides) in eight running sums, added up in a fixed order: the compiler
- * vectorises independent sums but may not reorder one. */
+ * vectorises independent sums but may not reorder one. Unit strides get their own loop, whose constant
+ * stride the compiler turns into vector loads. */
 static TH__HOT TH_PRIVATE(mm_t) TH_PRIVATE(mm_dot)(const char *a, int64_t as, const char *b, int64_t bs, int64_t k)
 {
     TH_PRIVATE(mm_t) s[8];
@@ -318,18 +324,12 @@ static TH__HOT TH_PRIVATE(mm_t) TH_PRIVATE(mm_dot)(const char *a, int64_t as, co
     const int64_t es = (int64_t)sizeof(real);
     if (as == es && bs == es) {
         for (; p + 8 <= k; p += 8)
-            for (int u = 0; u < 8; u++)
-                s[u] = TH_PRIVATE(mm_add)(s[u], TH_PRIVATE(mm_mul)(TH_PRIVATE(mm_in)(TH_PRIVATE(load)(a + (p + u) * es)),
-                                                                   TH_PRIVATE(mm_in)(TH_PRIVATE(load)(b + (p + u) * es))));
+            for (int u = 0; u < 8; u++) s[u] = TH_PRIVATE(mm_madd)(s[u], a + (p + u) * es, b + (p + u) * es);
     } else {
         for (; p + 8 <= k; p += 8)
-            for (int u = 0; u < 8; u++)
-                s[u] = TH_PRIVATE(mm_add)(s[u], TH_PRIVATE(mm_mul)(TH_PRIVATE(mm_in)(TH_PRIVATE(load)(a + (p + u) * as)),
-                                                                   TH_PRIVATE(mm_in)(TH_PRIVATE(load)(b + (p + u) * bs))));
+            for (int u = 0; u < 8; u++) s[u] = TH_PRIVATE(mm_madd)(s[u], a + (p + u) * as, b + (p + u) * bs);
     }
-    for (; p < k; p++)
-        s[0] = TH_PRIVATE(mm_add)(s[0], TH_PRIVATE(mm_mul)(TH_PRIVATE(mm_in)(TH_PRIVATE(load)(a + p * as)),
-                                                           TH_PRIVATE(mm_in)(TH_PRIVATE(load)(b + p * bs))));
+    for (; p < k; p++) s[0] = TH_PRIVATE(mm_madd)(s[0], a + p * as, b + p * bs);
     for (int u = 1; u < 8; u++) s[0] = TH_PRIVATE(mm_add)(s[0], s[u]);
     return s[0];
 }

@@ -36,7 +36,7 @@ TH_API bool th_linalg_blas(void) { return false; }
  * them. TH_NO_AVX2 leaves it out. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(TH_NO_AVX2)
 #define TH__MM_AVX2 1
-static bool th__mm_have_avx2(void)
+TH__MAYBE_UNUSED static bool th__mm_have_avx2(void)
 {
     static _Atomic int known; /* 0: not asked yet, 1: no, 2: yes */
     int k = atomic_load_explicit(&known, memory_order_relaxed);
