@@ -568,6 +568,9 @@ static bool TH_PRIVATE(mm_blas)(const char *fn, const th__mm *p, real beta, real
     th_storage *scratch = NULL;
     char *buf[3] = {NULL, NULL, NULL};
     if (!fit) {
+        /* expanded operands can be far larger than their memory: leave those to the built-in kernel */
+        for (int i = 0; i < 3; i++)
+            if (lens[i] > INT64_MAX / 64) return false;
         scratch = th_storage_new((lens[0] + lens[1] + lens[2]) * (int64_t)sizeof(real), NULL, NULL);
         if (!scratch) {
             *status = th__fail(TH_ERR_NOMEM, fn, "no memory to repack an operand for BLAS");

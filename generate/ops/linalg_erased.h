@@ -13,7 +13,17 @@ TH_API bool th_linalg_blas(void);
 #else
 
 #ifdef TH_USE_CBLAS
+/* OpenBLAS's cblas.h would include <complex.h>, whose macros complex and I then break user code in this
+ * translation unit (a variable named complex); its struct fallback declares the same functions. */
+#ifndef FORCE_OPENBLAS_COMPLEX_STRUCT
+#define FORCE_OPENBLAS_COMPLEX_STRUCT
+#define TH__FORCED_OPENBLAS_STRUCT
+#endif
 #include <cblas.h>
+#ifdef TH__FORCED_OPENBLAS_STRUCT
+#undef FORCE_OPENBLAS_COMPLEX_STRUCT
+#undef TH__FORCED_OPENBLAS_STRUCT
+#endif
 static _Thread_local bool th__linalg_blas_off;
 TH_API bool th_linalg_set_blas(bool enabled)
 {
@@ -301,7 +311,8 @@ TH__MAYBE_UNUSED static int th__mm_prepare(const char *fn, th__mm_kind kind, th_
     p->es = th__elsize(result);
     for (int d = 0; d < nb; d++) {
         p->bsize[d] = bsize[d];
-        p->batch *= bsize[d];
+        /* only an empty result (m or n 0, never run) can have batch sizes whose product overflows */
+        if (__builtin_mul_overflow(p->batch, bsize[d], &p->batch)) p->batch = INT64_MAX;
         int da = d - (nb - nba), db = d - (nb - nbb);
         p->a.bstride[d] = da >= 0 && va.sizes[da] != 1 ? va.strides[da] : 0;
         p->b.bstride[d] = db >= 0 && vb.sizes[db] != 1 ? vb.strides[db] : 0;
