@@ -723,12 +723,13 @@ static void T_NAME(special_cases)(void)
 
 static void T_NAME(one_path)(void)
 {
-    /* small shapes in every pair of layouts; sizes of 1 */
-    static const int64_t shapes[][3] = {{3, 4, 5}, {1, 7, 1}, {5, 1, 3}, {1, 6, 9}, {8, 6, 1}, {2, 3, 1}};
+    /* one shape in every pair of layouts; sizes of 1 (gemv, dot and their layouts) in three pairs */
+    for (int la = 0; la < NUM_LAYOUTS; la++)
+        for (int lb = 0; lb < NUM_LAYOUTS; lb++) T_NAME(mm_case)(3, 4, 5, la, lb, true);
+    static const int64_t shapes[][3] = {{1, 7, 1}, {5, 1, 3}, {1, 6, 9}, {8, 6, 1}, {2, 3, 1}};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int la = 0; la < NUM_LAYOUTS; la++)
-            for (int lb = 0; lb < NUM_LAYOUTS; lb++)
-                T_NAME(mm_case)(shapes[s][0], shapes[s][1], shapes[s][2], la, lb, true);
+        for (int l = 0; l < NUM_LAYOUTS; l++)
+            T_NAME(mm_case)(shapes[s][0], shapes[s][1], shapes[s][2], l, (l + 1 + (int)s % 2) % NUM_LAYOUTS, true);
     /* big enough for several k panels and output blocks in every direction, the blocks split between two
      * threads; a tall one on one thread */
     T_NAME(mm_case)(129, 270, 3, STRIDED_NEGATIVE, TRANSPOSED, false);
