@@ -421,6 +421,7 @@ TH_FOREACH_DTYPE(TH__X)
 #include "generate/ops/reduce_erased.h"
 #include "generate/ops/random_erased.h"
 #include "generate/ops/vecmath_erased.h"
+#include "generate/ops/linalg_erased.h"
 
 #define TH__DECLARE_ONLY
 #define TH_GENERIC_FILE "../tensor_generic.h"
@@ -3072,6 +3073,7 @@ TH_API th_tensor *th_tensor_from_dlpack_versioned(struct DLManagedTensorVersione
 #include "generate/ops/reduce_erased.h"
 #include "generate/ops/random_erased.h"
 #include "generate/ops/vecmath_erased.h"
+#include "generate/ops/linalg_erased.h"
 #undef TH__ERASED_IMPL
 
 /* ---- th__ per-dtype definitions ---------------------------------------------------------- */

@@ -596,6 +596,7 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 #include "generate/ops/random.h"
 #include "generate/ops/create.h"
 #include "generate/ops/sort.h"
+#include "generate/ops/linalg.h"
 
 #ifndef TH__DECLARE_ONLY
 #undef TH__FN
