@@ -1,6 +1,11 @@
 /* Shape and indexing ops (docs/indexing.md): joining, splitting, selecting by index and by mask.
  * Build: cc -std=c11 -I. docs/examples/indexing.c -lm */
 #define TH_IMPLEMENTATION
+/* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
+#define TH_SELECT_DTYPES
+#define TH_WANT_BOOL
+#define TH_WANT_F32
+#define TH_WANT_I64
 #include "tensor.h"
 
 int main(void)

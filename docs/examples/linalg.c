@@ -1,6 +1,10 @@
 /* Matrix products with tensor.h: matmul's broadcasting, addmm, a transposed operand, integers.
  * Build: cc -std=c11 -I. docs/examples/linalg.c -lm  (add -DTH_USE_CBLAS ... -lopenblas to use CBLAS) */
 #define TH_IMPLEMENTATION
+/* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
+#define TH_SELECT_DTYPES
+#define TH_WANT_F32
+#define TH_WANT_I8
 #include "tensor.h"
 
 int main(void)

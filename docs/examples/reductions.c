@@ -1,6 +1,11 @@
 /* Reductions: totals, statistics and indices over a whole tensor or one dim.
  * Build and run: cc -std=c11 -I. docs/examples/reductions.c -lm -o reductions && ./reductions */
 #define TH_IMPLEMENTATION
+/* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
+#define TH_SELECT_DTYPES
+#define TH_WANT_BOOL
+#define TH_WANT_F32
+#define TH_WANT_I64
 #include "tensor.h"
 
 #include <math.h>
