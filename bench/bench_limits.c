@@ -9,6 +9,7 @@
 #define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE */
 #include "bench_common.h"
 
+#include <math.h>
 #include <sys/mman.h>
 
 /* Compile-time sizes: gcc -O2 vectorises only loops whose trip count it knows divides evenly, and the
@@ -22,6 +23,22 @@
 static float *square;     /* SQUARE x SQUARE, huge pages: the source every peer transposes */
 static float *vec;        /* VEC_N floats, huge pages */
 static void *warm_buffer; /* VEC_N doubles, allocated and faulted in once */
+static float *vec_b;      /* VEC_N floats, the right-hand side of add: element i = i % 7 */
+static float *xin;        /* VEC_N floats in [-4, 4): the argument of exp and tanh */
+static float bcast_col[SQUARE], bcast_row[SQUARE]; /* the (4096,1) and (1,4096) operands of add_bcast */
+
+/* The math rows run on BENCH_NTHREADS threads (run.sh sets it per row group; default 1). With more than
+ * one, the loops below split their work over OpenMP threads in blocks of a compile-time size (bench_limits
+ * is built with -fopenmp; where the compiler has no OpenMP the pragmas are ignored and it stays at 1). */
+static int nthreads = 1;
+#define BLOCK ((size_t)1 << 16)
+
+/* libmvec's AVX2 exp and tanh, in limits_vecmath.c (built with -mavx2 -mfma -ffast-math); run.sh defines
+ * BENCH_NO_VECMATH where that TU does not build. */
+#ifndef BENCH_NO_VECMATH
+void limits_vm_exp(float *restrict out, const float *restrict in, size_t n, int nthreads);
+void limits_vm_tanh(float *restrict out, const float *restrict in, size_t n, int nthreads);
+#endif
 
 typedef enum { FRESH_MALLOC, FRESH_HUGE, WARM } dst_kind;
 
@@ -131,14 +148,184 @@ static void op_ones_malloc(void) { ones_run(FRESH_MALLOC); }
 static void op_ones_huge(void) { ones_run(FRESH_HUGE); }
 static void op_ones_warm(void) { ones_run(WARM); }
 
+/* ---- elementwise math: add, broadcast add, exp, tanh (VEC_N floats) ---- */
+
+/* The trip counts are compile-time constants, so gcc -O2 vectorises the loops (the per-thread blocks too). */
+static void add_block(float *restrict d, const float *restrict a, const float *restrict b)
+{
+    for (size_t i = 0; i < BLOCK; i++) d[i] = a[i] + b[i];
+}
+
+static void add_loop(float *restrict dst, const float *restrict a, const float *restrict b)
+{
+    if (nthreads <= 1) {
+        for (size_t i = 0; i < VEC_N; i++) dst[i] = a[i] + b[i];
+        return;
+    }
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+    for (size_t k = 0; k < VEC_N / BLOCK; k++) add_block(dst + k * BLOCK, a + k * BLOCK, b + k * BLOCK);
+}
+
+static void add_run(dst_kind kind)
+{
+    float *dst = dst_get(kind, VEC_N * sizeof(float));
+    add_loop(dst, vec, vec_b);
+    dst_put(kind, dst);
+}
+
+static void op_add_malloc(void) { add_run(FRESH_MALLOC); }
+static void op_add_huge(void) { add_run(FRESH_HUGE); }
+static void op_add_warm(void) { add_run(WARM); }
+
+/* out[i][j] = col[i] + row[j]: the double loop of a (4096,1) + (1,4096) broadcast. */
+static void bcast_rows(float *restrict dst, size_t i)
+{
+    const float c = bcast_col[i];
+    for (size_t j = 0; j < SQUARE; j++) dst[i * SQUARE + j] = c + bcast_row[j];
+}
+
+static void bcast_loop(float *restrict dst)
+{
+    if (nthreads <= 1) {
+        for (size_t i = 0; i < SQUARE; i++) bcast_rows(dst, i);
+        return;
+    }
+#pragma omp parallel for num_threads(nthreads) schedule(static)
+    for (size_t i = 0; i < SQUARE; i++) bcast_rows(dst, i);
+}
+
+static void op_bcast_warm(void)
+{
+    bcast_loop(warm_buffer);
+    bench_escape(warm_buffer);
+}
+
+/* The plain libm loops, with the benchmark's ordinary flags (-O2, no -ffast-math): one scalar call per
+ * element. A reference only: the limit is the libmvec loop. */
+static void libm_exp_block(float *restrict d, const float *restrict x)
+{
+    for (size_t i = 0; i < BLOCK; i++) d[i] = expf(x[i]);
+}
+
+static void libm_tanh_block(float *restrict d, const float *restrict x)
+{
+    for (size_t i = 0; i < BLOCK; i++) d[i] = tanhf(x[i]);
+}
+
+static void libm_run(void (*block)(float *restrict, const float *restrict))
+{
+    float *dst = warm_buffer;
+#pragma omp parallel for num_threads(nthreads) schedule(static) if (nthreads > 1)
+    for (size_t k = 0; k < VEC_N / BLOCK; k++) block(dst + k * BLOCK, xin + k * BLOCK);
+    bench_escape(dst);
+}
+
+static void op_exp_libm(void) { libm_run(libm_exp_block); }
+static void op_tanh_libm(void) { libm_run(libm_tanh_block); }
+
+#ifndef BENCH_NO_VECMATH
+static void op_exp_vm(void)
+{
+    limits_vm_exp(warm_buffer, xin, VEC_N, nthreads);
+    bench_escape(warm_buffer);
+}
+
+static void op_tanh_vm(void)
+{
+    limits_vm_tanh(warm_buffer, xin, VEC_N, nthreads);
+    bench_escape(warm_buffer);
+}
+#endif
+
+/* A 4-element add into a new tensor is at least a header, a data block and the four adds. */
+static float tiny_a[4] = {1, 2, 3, 4}, tiny_b[4] = {10, 20, 30, 40};
+
+static void batch_tiny_add(int64_t iters)
+{
+    for (int64_t i = 0; i < iters; i++) {
+        void *h = malloc(HEADER_BYTES);
+        float *d = malloc(SMALL_DATA_BYTES);
+        BENCH_CHECK(h && d);
+        for (int k = 0; k < 4; k++) d[k] = tiny_a[k] + tiny_b[k];
+        bench_escape(h);
+        bench_escape(d);
+        free(d);
+        free(h);
+    }
+}
+
+/* Whether a float is within tol (relative) of the double-precision value. */
+static int close_to(float got, double want, double tol)
+{
+    return fabs((double)got - want) <= tol * (fabs(want) > 1e-30 ? fabs(want) : 1e-30);
+}
+
+/* Whether the command line asks for any of the keys (no names: every row). Checking the math rows takes
+ * seconds, which the runs of other row groups skip. */
+static int wants_any(int argc, char **argv, const char *const *keys)
+{
+    if (argc < 2) return 1;
+    for (int a = 1; a < argc; a++)
+        for (int k = 0; keys[k]; k++)
+            if (strcmp(argv[a], keys[k]) == 0) return 1;
+    return 0;
+}
+
+static int have_vecmath(void)
+{
+#if !defined(BENCH_NO_VECMATH) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
+
+/* Every math kernel computes what its row claims, checked before anything is timed. */
+static void verify_math(void)
+{
+    float *out = warm_buffer;
+    add_loop(out, vec, vec_b);
+    for (size_t i = 0; i < VEC_N; i += 4099) BENCH_CHECK(out[i] == (float)(i % 1000) + (float)(i % 7));
+    BENCH_CHECK(out[VEC_N - 1] == (float)((VEC_N - 1) % 1000) + (float)((VEC_N - 1) % 7));
+    bcast_loop(out);
+    for (size_t i = 0; i < SQUARE; i += 37)
+        for (size_t j = 0; j < SQUARE; j += 41) BENCH_CHECK(out[i * SQUARE + j] == bcast_col[i] + bcast_row[j]);
+    op_exp_libm();
+    for (size_t i = 0; i < VEC_N; i += 4099) BENCH_CHECK(close_to(out[i], exp((double)xin[i]), 1e-6));
+    op_tanh_libm();
+    for (size_t i = 0; i < VEC_N; i += 4099) BENCH_CHECK(close_to(out[i], tanh((double)xin[i]), 1e-6));
+#ifndef BENCH_NO_VECMATH
+    if (have_vecmath()) { /* libmvec: within 4 ulp */
+        op_exp_vm();
+        for (size_t i = 0; i < VEC_N; i += 4099) BENCH_CHECK(close_to(out[i], exp((double)xin[i]), 1e-6));
+        op_tanh_vm();
+        for (size_t i = 0; i < VEC_N; i += 4099) BENCH_CHECK(close_to(out[i], tanh((double)xin[i]), 1e-6));
+    }
+#endif
+    void *h = malloc(HEADER_BYTES);
+    float *d = malloc(SMALL_DATA_BYTES);
+    BENCH_CHECK(h && d);
+    for (int k = 0; k < 4; k++) d[k] = tiny_a[k] + tiny_b[k];
+    BENCH_CHECK(d[0] == 11 && d[3] == 44);
+    free(d);
+    free(h);
+}
+
 static void setup(void)
 {
     square = huge_alloc(SQUARE_N * sizeof(float));
     vec = huge_alloc(VEC_N * sizeof(float));
     warm_buffer = huge_alloc(VEC_N * sizeof(double));
-    BENCH_CHECK(square && vec && warm_buffer);
+    vec_b = huge_alloc(VEC_N * sizeof(float));
+    xin = huge_alloc(VEC_N * sizeof(float));
+    BENCH_CHECK(square && vec && warm_buffer && vec_b && xin);
     for (size_t i = 0; i < SQUARE_N; i++) square[i] = (float)i;
     for (size_t i = 0; i < VEC_N; i++) vec[i] = (float)(i % 1000);
+    for (size_t i = 0; i < VEC_N; i++) vec_b[i] = (float)(i % 7);
+    for (size_t i = 0; i < VEC_N; i++) xin[i] = (float)((int)(i % 1000) - 500) / 125.0f;
+    for (size_t i = 0; i < SQUARE; i++) bcast_col[i] = (float)i;
+    for (size_t i = 0; i < SQUARE; i++) bcast_row[i] = (float)(i % 100) / 4.0f;
     memset(warm_buffer, 0, VEC_N * sizeof(double));
 
     float *t = warm_buffer;
@@ -162,12 +349,51 @@ static const bench_entry entries[] = {
     {"ones_malloc", NULL, op_ones_malloc},
     {"ones_huge", NULL, op_ones_huge},
     {"ones_warm", NULL, op_ones_warm},
+    {"tiny_add", batch_tiny_add, NULL},
+    {"add_malloc", NULL, op_add_malloc},
+    {"add_huge", NULL, op_add_huge},
+    {"add_warm", NULL, op_add_warm},
+    {"bcast_warm", NULL, op_bcast_warm},
+    {"exp_libm", NULL, op_exp_libm},
+    {"tanh_libm", NULL, op_tanh_libm},
+#ifndef BENCH_NO_VECMATH
+    {"exp_vm", NULL, op_exp_vm},
+    {"tanh_vm", NULL, op_tanh_vm},
+#endif
 };
 
 int main(int argc, char **argv)
 {
+    const char *threads = getenv("BENCH_NTHREADS");
+    if (threads && atoi(threads) > 1) nthreads = atoi(threads);
+    static const char *const math_keys[] = {"tiny_add", "add_malloc", "add_huge", "add_warm", "bcast_warm",
+                                            "exp_libm", "tanh_libm", "exp_vm", "tanh_vm", NULL};
     setup();
-    int status = bench_main(entries, (int)(sizeof entries / sizeof entries[0]), argc, argv);
+    if (wants_any(argc, argv, math_keys)) verify_math();
+    /* Without AVX2 and FMA the libmvec rows are left out (n/a in the table), not an error. */
+    int n = (int)(sizeof entries / sizeof entries[0]);
+    const char *all[sizeof entries / sizeof entries[0] + 2];
+    if (!have_vecmath()) {
+        if (argc < 2) { /* all rows: name every one but the libmvec ones */
+            all[0] = argv[0];
+            argc = 1;
+            for (int i = 0; i < n; i++) all[argc++] = entries[i].key;
+            all[argc] = NULL;
+            argv = (char **)all;
+        }
+        int kept = 1;
+        for (int a = 1; a < argc; a++) {
+            if (strcmp(argv[a], "exp_vm") == 0 || strcmp(argv[a], "tanh_vm") == 0)
+                fprintf(stderr, "%s: %s needs AVX2 and FMA (and limits_vecmath.c): left out\n", argv[0], argv[a]);
+            else
+                argv[kept++] = argv[a];
+        }
+        if (kept == 1) return 0;
+        argc = kept;
+    }
+    int status = bench_main(entries, n, argc, argv);
+    free(xin);
+    free(vec_b);
     free(warm_buffer);
     free(vec);
     free(square);

@@ -76,7 +76,40 @@ def main():
     del transposed
     assert vec.astype(np.float64)[-1] == (VEC_N - 1) % 1000
 
-    env = {"np": np, "a": small_t, "shape23": (2, 3), "shape64": (6, 4), "f32": np.float32}
+    # The elementwise math rows: the same operands as bench_th.c's. NumPy runs them on one thread whatever
+    # BENCH_NTHREADS says.
+    idx = np.arange(VEC_N, dtype=np.int64)
+    vec_b = (idx % 7).astype(np.float32)
+    xin = ((idx % 1000) - 500).astype(np.float32) / np.float32(125)
+    del idx
+    vec_out = np.zeros(VEC_N, np.float32)
+    bcol = np.arange(SQUARE, dtype=np.float32).reshape(SQUARE, 1)
+    brow = ((np.arange(SQUARE) % 100) / 4).astype(np.float32).reshape(1, SQUARE)
+    bout = np.zeros((SQUARE, SQUARE), np.float32)
+    tiny_a = np.array([1, 2, 3, 4], np.float32)
+    tiny_b = np.array([10, 20, 30, 40], np.float32)
+
+    # Checking them takes seconds, which the runs of other row groups skip.
+    if any(wanted(k) for k in ("tiny_add", "add_new", "add_out", "add_bcast", "exp_out", "tanh_out")):
+        added = vec + vec_b
+        assert added.dtype == np.float32 and added[-1] == (VEC_N - 1) % 1000 + (VEC_N - 1) % 7
+        assert np.array_equal(added, (vec.astype(np.float64) + vec_b).astype(np.float32))
+        del added
+        np.add(vec, vec_b, out=vec_out)
+        assert vec_out[-1] == (VEC_N - 1) % 1000 + (VEC_N - 1) % 7
+        np.add(bcol, brow, out=bout)
+        assert bout[4095, 99] == 4095 + 24.75 and bout[7, 3] == 7.75
+        x64 = xin.astype(np.float64)
+        np.exp(xin, out=vec_out)
+        assert np.all(np.abs(vec_out - np.exp(x64)) <= 1e-6 * np.exp(x64))
+        np.tanh(xin, out=vec_out)
+        assert np.all(np.abs(vec_out - np.tanh(x64)) <= 1e-6 * np.abs(np.tanh(x64)))
+        del x64
+        tiny = tiny_a + tiny_b
+        assert tiny.dtype == np.float32 and tiny[0] == 11 and tiny[3] == 44
+
+    env = {"np": np, "a": small_t, "shape23": (2, 3), "shape64": (6, 4), "f32": np.float32,
+           "ta": tiny_a, "tb": tiny_b}
     small("loop_overhead", "pass", env)
     small("create", "np.empty(shape23, f32)", env)
     small("view_transpose", "a.T", env)
@@ -84,11 +117,17 @@ def main():
     small("view_select", "a[1]", env)
     small("view_view", "a.reshape(shape64)", env)
     small("dlpack_roundtrip", "np.from_dlpack(a)", env)
+    small("tiny_add", "ta + tb", env)
 
     big("contiguous_t", lambda: np.ascontiguousarray(square.T))
     big("clone", lambda: square.copy())
     big("convert_f64", lambda: vec.astype(np.float64))
     big("ones", lambda: np.ones(VEC_N, np.float32))
+    big("add_new", lambda: vec + vec_b)
+    big("add_out", lambda: np.add(vec, vec_b, out=vec_out))
+    big("add_bcast", lambda: np.add(bcol, brow, out=bout))
+    big("exp_out", lambda: np.exp(xin, out=vec_out))
+    big("tanh_out", lambda: np.tanh(xin, out=vec_out))
 
 
 if __name__ == "__main__":

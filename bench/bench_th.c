@@ -4,12 +4,21 @@
 #include "bench_common.h"
 #include "tensor.h"
 
+#include <math.h>
+
 enum { SQUARE = 4096 };
 #define VEC_N ((int64_t)16 << 20)
 
 static th_f32_tensor *small_t; /* 4x6: the base of every view */
 static th_f32_tensor *square;  /* SQUARE x SQUARE, element [i][j] = i * SQUARE + j */
 static th_f32_tensor *vec;     /* VEC_N elements, element i = i % 1000 */
+static th_f32_tensor *vec_b;   /* VEC_N elements, element i = i % 7: the right-hand side of add */
+static th_f32_tensor *xin;     /* VEC_N elements in [-4, 4): the argument of exp and tanh */
+static th_f32_tensor *vec_out; /* VEC_N elements: the preallocated out of add_out, exp_out, tanh_out */
+static th_f32_tensor *bcol;    /* (SQUARE, 1), element i = i */
+static th_f32_tensor *brow;    /* (1, SQUARE), element j = (j % 100) / 4 */
+static th_f32_tensor *bout;    /* (SQUARE, SQUARE): the out of add_bcast */
+static th_f32_tensor *tiny_a, *tiny_b; /* 4 elements each */
 
 /* ---- small ops ---- */
 
@@ -70,6 +79,16 @@ static void batch_dlpack(int64_t iters)
     }
 }
 
+/* A 4-element add into a new tensor, released: what an op costs when there is no work to speak of. */
+static void batch_tiny_add(int64_t iters)
+{
+    for (int64_t i = 0; i < iters; i++) {
+        th_f32_tensor *c = th_f32_add(tiny_a, tiny_b);
+        bench_escape(c);
+        th_f32_release(c);
+    }
+}
+
 /* ---- large ops: each makes a new tensor and releases it, so every run faults in fresh memory ---- */
 
 static void op_contiguous_t(void)
@@ -103,6 +122,39 @@ static void op_ones(void)
     th_f32_release(o);
 }
 
+/* ---- elementwise math on BENCH_NTHREADS threads (th_set_num_threads) ---- */
+
+static void op_add_new(void)
+{
+    th_f32_tensor *c = th_f32_add(vec, vec_b);
+    bench_escape(c);
+    th_f32_release(c);
+}
+
+static void op_add_out(void)
+{
+    BENCH_CHECK(th_f32_add_out(vec_out, vec, vec_b) == 0);
+    bench_escape(vec_out);
+}
+
+static void op_add_bcast(void)
+{
+    BENCH_CHECK(th_f32_add_out(bout, bcol, brow) == 0);
+    bench_escape(bout);
+}
+
+static void op_exp_out(void)
+{
+    BENCH_CHECK(th_f32_exp_out(vec_out, xin) == 0);
+    bench_escape(vec_out);
+}
+
+static void op_tanh_out(void)
+{
+    BENCH_CHECK(th_f32_tanh_out(vec_out, xin) == 0);
+    bench_escape(vec_out);
+}
+
 /* ---- setup and a check that every op computes what it claims to ---- */
 
 static void setup(void)
@@ -117,6 +169,66 @@ static void setup(void)
     for (int64_t i = 0; i < (int64_t)SQUARE * SQUARE; i++) q[i] = (float)i; /* exact: 4096^2 = 2^24 */
     float *v = th_f32_data(vec);
     for (int64_t i = 0; i < VEC_N; i++) v[i] = (float)(i % 1000);
+
+    vec_b = th_f32_empty(1, (const int64_t[]){VEC_N});
+    xin = th_f32_empty(1, (const int64_t[]){VEC_N});
+    vec_out = th_f32_zeros(1, (const int64_t[]){VEC_N});
+    bcol = th_f32_empty(2, (const int64_t[]){SQUARE, 1});
+    brow = th_f32_empty(2, (const int64_t[]){1, SQUARE});
+    bout = th_f32_zeros(2, (const int64_t[]){SQUARE, SQUARE});
+    tiny_a = th_f32_empty(1, (const int64_t[]){4});
+    tiny_b = th_f32_empty(1, (const int64_t[]){4});
+    BENCH_CHECK(vec_b && xin && vec_out && bcol && brow && bout && tiny_a && tiny_b);
+    float *vb = th_f32_data(vec_b), *x = th_f32_data(xin);
+    for (int64_t i = 0; i < VEC_N; i++) vb[i] = (float)(i % 7);
+    for (int64_t i = 0; i < VEC_N; i++) x[i] = (float)((int)(i % 1000) - 500) / 125.0f;
+    float *bc = th_f32_data(bcol), *br = th_f32_data(brow);
+    for (int64_t i = 0; i < SQUARE; i++) bc[i] = (float)i;
+    for (int64_t i = 0; i < SQUARE; i++) br[i] = (float)(i % 100) / 4.0f;
+    for (int i = 0; i < 4; i++) th_f32_data(tiny_a)[i] = (float)(i + 1);
+    for (int i = 0; i < 4; i++) th_f32_data(tiny_b)[i] = (float)(10 * (i + 1));
+}
+
+/* Whether a float is within tol (relative) of the double-precision value. */
+static int close_to(float got, double want, double tol)
+{
+    return fabs((double)got - want) <= tol * (fabs(want) > 1e-30 ? fabs(want) : 1e-30);
+}
+
+/* Whether the command line asks for any of the keys (no names: every row). Setting up and checking the math
+ * rows takes seconds, which the runs of other row groups skip. */
+static int wants_any(int argc, char **argv, const char *const *keys)
+{
+    if (argc < 2) return 1;
+    for (int a = 1; a < argc; a++)
+        for (int k = 0; keys[k]; k++)
+            if (strcmp(argv[a], keys[k]) == 0) return 1;
+    return 0;
+}
+
+static void verify_math(void)
+{
+    th_f32_tensor *c = th_f32_add(vec, vec_b);
+    BENCH_CHECK(c && th_f32_numel(c) == VEC_N && th_f32_data(c) != th_f32_data(vec_out));
+    for (int64_t i = 0; i < VEC_N; i += 4099) BENCH_CHECK(th_f32_data(c)[i] == (float)(i % 1000) + (float)(i % 7));
+    th_f32_release(c);
+    const float *o = th_f32_data(vec_out);
+    BENCH_CHECK(th_f32_add_out(vec_out, vec, vec_b) == 0);
+    for (int64_t i = 0; i < VEC_N; i += 4099) BENCH_CHECK(o[i] == (float)(i % 1000) + (float)(i % 7));
+    BENCH_CHECK(o[VEC_N - 1] == (float)((VEC_N - 1) % 1000) + (float)((VEC_N - 1) % 7));
+    BENCH_CHECK(th_f32_add_out(bout, bcol, brow) == 0);
+    const float *bo = th_f32_data(bout);
+    for (int64_t i = 0; i < SQUARE; i += 37)
+        for (int64_t j = 0; j < SQUARE; j += 41)
+            BENCH_CHECK(bo[i * SQUARE + j] == (float)i + (float)(j % 100) / 4.0f);
+    const float *x = th_f32_data(xin);
+    BENCH_CHECK(th_f32_exp_out(vec_out, xin) == 0);
+    for (int64_t i = 0; i < VEC_N; i += 4099) BENCH_CHECK(close_to(o[i], exp((double)x[i]), 1e-6));
+    BENCH_CHECK(th_f32_tanh_out(vec_out, xin) == 0);
+    for (int64_t i = 0; i < VEC_N; i += 4099) BENCH_CHECK(close_to(o[i], tanh((double)x[i]), 1e-6));
+    c = th_f32_add(tiny_a, tiny_b);
+    BENCH_CHECK(c && th_f32_numel(c) == 4 && th_f32_data(c)[0] == 11.0f && th_f32_data(c)[3] == 44.0f);
+    th_f32_release(c);
 }
 
 static void verify(void)
@@ -163,13 +275,33 @@ static const bench_entry entries[] = {
     {"clone", NULL, op_clone},
     {"convert_f64", NULL, op_convert},
     {"ones", NULL, op_ones},
+    {"tiny_add", batch_tiny_add, NULL},
+    {"add_new", NULL, op_add_new},
+    {"add_out", NULL, op_add_out},
+    {"add_bcast", NULL, op_add_bcast},
+    {"exp_out", NULL, op_exp_out},
+    {"tanh_out", NULL, op_tanh_out},
 };
 
 int main(int argc, char **argv)
 {
+    /* run.sh sets BENCH_NTHREADS (and OMP_NUM_THREADS) per row group; everything else runs on 1 thread.
+     * Threads need bench_th and th_impl.c built with -fopenmp, as run.sh does. */
+    const char *threads = getenv("BENCH_NTHREADS");
+    th_set_num_threads(threads && atoi(threads) > 1 ? atoi(threads) : 1);
+    static const char *const math_keys[] = {"tiny_add", "add_new", "add_out", "add_bcast", "exp_out", "tanh_out", NULL};
     setup();
     verify();
+    if (wants_any(argc, argv, math_keys)) verify_math();
     int status = bench_main(entries, (int)(sizeof entries / sizeof entries[0]), argc, argv);
+    th_f32_release(tiny_b);
+    th_f32_release(tiny_a);
+    th_f32_release(bout);
+    th_f32_release(brow);
+    th_f32_release(bcol);
+    th_f32_release(vec_out);
+    th_f32_release(xin);
+    th_f32_release(vec_b);
     th_f32_release(vec);
     th_f32_release(square);
     th_f32_release(small_t);

@@ -108,7 +108,9 @@ void check(bool ok, const char *what)
 int main(int argc, char **argv)
 {
     wanted_keys.assign(argv + 1, argv + argc);
-    torch::set_num_threads(1);
+    // run.sh sets BENCH_NTHREADS (and OMP_NUM_THREADS) per row group; everything else runs on 1 thread.
+    const char *threads = std::getenv("BENCH_NTHREADS");
+    torch::set_num_threads(threads && std::atoi(threads) > 1 ? std::atoi(threads) : 1);
 
     torch::Tensor small_t = torch::arange(24, torch::kFloat32).view({4, 6});
     torch::Tensor square = torch::arange(kSquare * kSquare, torch::kFloat32).view({kSquare, kSquare});
@@ -122,6 +124,35 @@ int main(int argc, char **argv)
     check(c.is_contiguous() && c[7][3].item<float>() == static_cast<float>(3 * kSquare + 7), "contiguous");
     check(vec.to(torch::kFloat64)[kVecN - 1].item<double>() == static_cast<double>((kVecN - 1) % 1000),
           "convert");
+
+    // The elementwise math rows: the same operands as bench_th.c's.
+    torch::Tensor vec_b = torch::arange(kVecN, torch::kFloat32).remainder(7);
+    torch::Tensor xin = (torch::arange(kVecN, torch::kInt64).remainder(1000) - 500).to(torch::kFloat32) / 125.0f;
+    torch::Tensor vec_out = torch::zeros({kVecN});
+    torch::Tensor bcol = torch::arange(kSquare, torch::kFloat32).view({kSquare, 1});
+    torch::Tensor brow = (torch::arange(kSquare, torch::kFloat32).remainder(100) / 4.0f).view({1, kSquare});
+    torch::Tensor bout = torch::zeros({kSquare, kSquare});
+    torch::Tensor tiny_a = torch::tensor({1.0f, 2.0f, 3.0f, 4.0f});
+    torch::Tensor tiny_b = torch::tensor({10.0f, 20.0f, 30.0f, 40.0f});
+    // Checking them takes seconds, which the runs of other row groups skip.
+    bool math = false;
+    for (const char *k : {"tiny_add", "add_new", "add_out", "add_bcast", "exp_out", "tanh_out"}) math |= wanted(k);
+    if (math) {
+        torch::Tensor x64 = xin.to(torch::kFloat64);
+        check(torch::equal(vec + vec_b, (vec.to(torch::kFloat64) + vec_b.to(torch::kFloat64)).to(torch::kFloat32)),
+              "add");
+        at::add_out(vec_out, vec, vec_b);
+        check(vec_out[kVecN - 1].item<float>() == static_cast<float>((kVecN - 1) % 1000 + (kVecN - 1) % 7), "add_out");
+        at::add_out(bout, bcol, brow);
+        check(bout[4095][99].item<float>() == 4095.0f + 24.75f && bout[7][3].item<float>() == 7.75f, "add_bcast");
+        at::exp_out(vec_out, xin);
+        check(((vec_out.to(torch::kFloat64) - x64.exp()).abs() <= 1e-6 * x64.exp()).all().item<bool>(), "exp_out");
+        at::tanh_out(vec_out, xin);
+        check(((vec_out.to(torch::kFloat64) - x64.tanh()).abs() <= 1e-6 * x64.tanh().abs()).all().item<bool>(),
+              "tanh_out");
+        torch::Tensor t = tiny_a + tiny_b;
+        check(t.numel() == 4 && t[0].item<float>() == 11.0f && t[3].item<float>() == 44.0f, "tiny_add");
+    }
 
     small("create", [] {
         torch::Tensor t = torch::empty({2, 3}, torch::kFloat32);
@@ -147,6 +178,10 @@ int main(int argc, char **argv)
         torch::Tensor v = small_t.view({6, 4});
         escape(v.unsafeGetTensorImpl());
     });
+    small("tiny_add", [&] {
+        torch::Tensor c = tiny_a + tiny_b;
+        escape(c.unsafeGetTensorImpl());
+    });
 
     big("contiguous_t", [&] {
         torch::Tensor r = square.t().contiguous();
@@ -163,6 +198,26 @@ int main(int argc, char **argv)
     big("ones", [] {
         torch::Tensor r = torch::ones({kVecN});
         escape(r.data_ptr());
+    });
+    big("add_new", [&] {
+        torch::Tensor r = vec + vec_b;
+        escape(r.data_ptr());
+    });
+    big("add_out", [&] {
+        at::add_out(vec_out, vec, vec_b);
+        escape(vec_out.data_ptr());
+    });
+    big("add_bcast", [&] {
+        at::add_out(bout, bcol, brow);
+        escape(bout.data_ptr());
+    });
+    big("exp_out", [&] {
+        at::exp_out(vec_out, xin);
+        escape(vec_out.data_ptr());
+    });
+    big("tanh_out", [&] {
+        at::tanh_out(vec_out, xin);
+        escape(vec_out.data_ptr());
     });
     return 0;
 }

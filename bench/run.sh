@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the benchmarks and runs tensor.h, libtorch, NumPy and plain C side by side on one thread, then
-# prints one table. See bench/README.md. A peer that is missing or fails shows as n/a; the script exits 0
+# Builds the benchmarks and runs tensor.h, libtorch, NumPy and plain C side by side, then prints one table.
+# Every row runs on one thread, except the elementwise math rows, which run once per BENCH_THREADS count. See bench/README.md. A peer that is missing or fails shows as n/a; the script exits 0
 # unless tensor.h's own benchmark cannot be built or run.
 #
 # Environment:
@@ -11,6 +11,9 @@
 #                        harness in seconds, numbers are rough
 #   BENCH_CPU            pin every peer to this CPU with taskset (default: no pinning)
 #   BENCH_TORCH_COMPILE  0 skips timing the libtorch include (about 20 s of compiling)
+#   BENCH_THREADS        thread counts the elementwise math rows run at (default "1 2"); the other rows
+#                        always run on one thread. NumPy is single-threaded: its 1-thread figure is shown
+#                        for every count
 #   CC, CXX              default gcc and g++
 #   BENCH_PYTHON         default /usr/bin/python3, the interpreter Debian's python3-numpy belongs to
 set -u
@@ -27,9 +30,16 @@ rounds=${BENCH_ROUNDS:-3}
 torch_compile=${BENCH_TORCH_COMPILE:-1}
 [ "$quick" = 1 ] && torch_compile=0
 torch_inc=/usr/include/torch/csrc/api/include
+threads=${BENCH_THREADS:-1 2}
+read -r -a thread_counts <<<"$threads"
+for t in "${thread_counts[@]}"; do
+    case $t in '' | *[!0-9]* | 0) echo "BENCH_THREADS: '$threads' is not a list of thread counts" >&2; exit 1 ;; esac
+done
 
-# One thread everywhere: libtorch also calls torch::set_num_threads(1) itself.
-export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+# One thread unless a row group says otherwise: each program also sets its library's thread count from
+# BENCH_NTHREADS (th_set_num_threads, torch::set_num_threads, the C limits' OpenMP loops), which run.sh
+# sets with OMP_NUM_THREADS per row group.
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 BENCH_NTHREADS=1
 
 mkdir -p "$build" || exit 1
 results=$build/results.txt
@@ -43,14 +53,48 @@ say() { printf '%s\n' "$*" >&2; }
 # ---- build ----
 
 cflags=(-std=c11 -O2 -Wall -Wextra -Wpedantic -I"$root")
-say "building the C benchmarks ($CC ${cflags[*]})"
-"$CC" "${cflags[@]}" -c "$here/th_impl.c" -o "$build/th_impl.o" &&
-    "$CC" "${cflags[@]}" "$here/bench_th.c" "$build/th_impl.o" -lm -o "$build/bench_th" || {
+# OpenMP lets tensor.h (and the C limits) use the threads the math rows ask for; without it they run on one.
+omp=()
+if printf 'int main(void) { return 0; }\n' | "$CC" -fopenmp -x c - -o "$build/omp_probe" >/dev/null 2>&1; then
+    omp=(-fopenmp)
+else
+    say "$CC has no -fopenmp: the math rows of every thread count run on one thread in tensor.h and C"
+fi
+rm -f "$build/omp_probe"
+say "building the C benchmarks ($CC ${cflags[*]} ${omp[*]})"
+"$CC" "${cflags[@]}" "${omp[@]}" -c "$here/th_impl.c" -o "$build/th_impl.o" &&
+    "$CC" "${cflags[@]}" "${omp[@]}" "$here/bench_th.c" "$build/th_impl.o" -lm -o "$build/bench_th" || {
     say "error: tensor.h's benchmark does not build"
     exit 1
 }
+
+# The libmvec C loop (limit of exp and tanh): its own TU with the "fast" flags, so that gcc calls glibc's
+# 8-wide AVX2 expf and tanhf. objdump confirms the calls; without them the rows are n/a. bench_limits leaves
+# them out at run time on a CPU without AVX2 and FMA.
+vecmath=none
+vm_flags=(-std=c11 -O3 -ffast-math -mavx2 -mfma)
+if "$CC" "${vm_flags[@]}" "${omp[@]}" -c "$here/limits_vecmath.c" -o "$build/limits_vecmath.o" 2>"$build/vecmath_build.log"; then
+    if ! command -v objdump >/dev/null; then
+        vecmath=unverified
+        say "no objdump: cannot check that the libmvec loop calls _ZGVdN8v_expf and _ZGVdN8v_tanhf"
+    elif calls=$(objdump -dr "$build/limits_vecmath.o") && grep -q '_ZGVdN8v_expf' <<<"$calls" &&
+        grep -q '_ZGVdN8v_tanhf' <<<"$calls"; then
+        vecmath=libmvec
+    else
+        say "limits_vecmath.o does not call libmvec's _ZGVdN8v_expf and _ZGVdN8v_tanhf: the libmvec rows are n/a"
+    fi
+else
+    say "limits_vecmath.c does not build with ${vm_flags[*]} (see $build/vecmath_build.log): the libmvec rows are n/a"
+fi
 have_limits=1
-"$CC" "${cflags[@]}" "$here/bench_limits.c" -o "$build/bench_limits" || have_limits=0
+if [ "$vecmath" != none ]; then
+    "$CC" "${cflags[@]}" "${omp[@]}" "$here/bench_limits.c" "$build/limits_vecmath.o" -lmvec -lm \
+        -o "$build/bench_limits" || vecmath=none
+fi
+if [ "$vecmath" = none ]; then
+    "$CC" "${cflags[@]}" "${omp[@]}" -DBENCH_NO_VECMATH "$here/bench_limits.c" -lm -o "$build/bench_limits" ||
+        have_limits=0
+fi
 
 # libtorch takes a minute to compile against: rebuild only when the source is newer than the binary.
 have_torch=0
@@ -95,6 +139,7 @@ tu_obj=$build/compile_tu.o
 # tens of ms, where one busy moment doubles a time, so they get more runs.
 for spec in "c compile_floor compile_floor.c 7" "th compile_decl compile_decl.c 7" "th compile_impl th_impl.c 3"; do
     read -r peer key src runs <<<"$spec"
+    [ "$quick" = 1 ] && runs=1
     ms=$(best_ms "$runs" "$CC" -std=c11 -O2 -I"$root" -c "$here/$src" -o "$tu_obj") &&
         echo "1 $peer $key $ms $ms ms" >>"$results"
 done
@@ -106,13 +151,14 @@ rm -f "$tu_obj"
 
 # ---- run every peer, interleaved, BENCH_ROUNDS times ----
 
-# Appends "round peer key best median unit" lines; a peer that fails leaves its rows empty (n/a).
+# Appends "round peer key best median unit" lines, the keys prefixed with prefix ("t2." for the 2-thread
+# math rows, "" for the 1-thread rows); a peer that fails leaves its rows empty (n/a).
 run_peer() {
-    local round=$1 peer=$2
-    shift 2
+    local round=$1 peer=$2 nthreads=$3 prefix=$4
+    shift 4
     local out
-    if out=$("${pin[@]}" "$@" 2>"$build/$peer.err"); then
-        printf '%s\n' "$out" | awk -v r="$round" -v p="$peer" 'NF == 4 { print r, p, $0 }' >>"$results"
+    if out=$(OMP_NUM_THREADS=$nthreads BENCH_NTHREADS=$nthreads "${pin[@]}" "$@" 2>"$build/$peer.err"); then
+        printf '%s\n' "$out" | awk -v r="$round" -v p="$peer" -v x="$prefix" 'NF == 4 { print r, p, x $0 }' >>"$results"
     else
         say "$peer failed (see $build/$peer.err)"
     fi
@@ -121,34 +167,55 @@ run_peer() {
 # Rows run a group at a time, every peer in turn, so the peers of one row are measured within seconds of
 # each other: on a shared machine the load changes from one minute to the next. "library keys|C keys".
 groups=(
-    "create view_transpose view_narrow view_select view_view dlpack_roundtrip|malloc_free_1 malloc_free_2"
+    "create view_transpose view_narrow view_select view_view dlpack_roundtrip tiny_add|malloc_free_1 malloc_free_2 tiny_add"
     "contiguous_t|transpose_malloc transpose_huge transpose_warm"
     "clone|memcpy_malloc memcpy_huge memcpy_warm"
     "convert_f64|convert_malloc convert_huge convert_warm"
     "ones|ones_malloc ones_huge ones_warm"
+)
+# The elementwise math rows run once per BENCH_THREADS count, their keys prefixed "t<count>.".
+math_groups=(
+    "add_new add_out|add_malloc add_huge add_warm"
+    "add_bcast|bcast_warm"
+    "exp_out|exp_vm exp_libm"
+    "tanh_out|tanh_vm tanh_libm"
 )
 peers=(th)
 [ "$have_limits" = 1 ] && peers+=(c)
 [ "$have_torch" = 1 ] && peers+=(torch)
 [ "$have_numpy" = 1 ] && peers+=(numpy)
 
+# run_group ROUND GROUP THREADS PREFIX: one group of rows through every peer in turn.
+run_group() {
+    local round=$1 group=$2 nthreads=$3 prefix=$4
+    local keys=${group%|*} c_keys=${group#*|} i peer
+    # Each round starts with another peer, so none is always first after a change of group.
+    for ((i = 0; i < ${#peers[@]}; i++)); do
+        peer=${peers[(i + round - 1) % ${#peers[@]}]}
+        case $peer in
+        th) run_peer "$round" th "$nthreads" "$prefix" "$build/bench_th" $keys ;;
+        c) run_peer "$round" c "$nthreads" "$prefix" "$build/bench_limits" $c_keys ;;
+        torch) run_peer "$round" torch "$nthreads" "$prefix" "$build/bench_torch" $keys ;;
+        numpy)
+            # NumPy has one thread whatever it is told: it runs the math rows once, as "t1.".
+            if [ -n "$prefix" ]; then
+                [ "$nthreads" = "${thread_counts[0]}" ] || continue
+                run_peer "$round" numpy 1 t1. "$PY" "$here/bench_numpy.py" $keys
+                continue
+            fi
+            [ "$keys" = "${groups[0]%|*}" ] && keys="loop_overhead $keys"
+            run_peer "$round" numpy 1 "" "$PY" "$here/bench_numpy.py" $keys
+            ;;
+        esac
+    done
+}
+
 for ((round = 1; round <= rounds; round++)); do
     say "round $round of $rounds"
-    for group in "${groups[@]}"; do
-        keys=${group%|*} c_keys=${group#*|}
-        # Each round starts with another peer, so none is always first after a change of group.
-        for ((i = 0; i < ${#peers[@]}; i++)); do
-            peer=${peers[(i + round - 1) % ${#peers[@]}]}
-            case $peer in
-            th) run_peer "$round" th "$build/bench_th" $keys ;;
-            c) run_peer "$round" c "$build/bench_limits" $c_keys ;;
-            torch) run_peer "$round" torch "$build/bench_torch" $keys ;;
-            numpy)
-                [ "$keys" = "${groups[0]%|*}" ] && keys="loop_overhead $keys"
-                run_peer "$round" numpy "$PY" "$here/bench_numpy.py" $keys
-                ;;
-            esac
-        done
+    for group in "${groups[@]}"; do run_group "$round" "$group" 1 ""; done
+    for t in "${thread_counts[@]}"; do
+        say "  math rows, $t thread(s)"
+        for group in "${math_groups[@]}"; do run_group "$round" "$group" "$t" "t$t."; done
     done
 done
 
@@ -179,13 +246,17 @@ best[c:transpose]=$(min_of "${best[c:transpose_malloc]:-}" "${best[c:transpose_h
 best[c:memcpy]=$(min_of "${best[c:memcpy_malloc]:-}" "${best[c:memcpy_huge]:-}")
 best[c:convert]=$(min_of "${best[c:convert_malloc]:-}" "${best[c:convert_huge]:-}")
 best[c:ones]=$(min_of "${best[c:ones_malloc]:-}" "${best[c:ones_huge]:-}")
+for t in "${thread_counts[@]}"; do
+    best[c:t$t.add]=$(min_of "${best[c:t$t.add_malloc]:-}" "${best[c:t$t.add_huge]:-}")
+done
 
 cell() { local v=${best[$1]:-}; if [ -n "$v" ]; then awk -v v="$v" 'BEGIN { printf(v < 100 ? "%.1f" : "%.0f", v) }'; else echo n/a; fi; }
 
 # row LABEL TH_KEY TORCH_KEY NUMPY_KEY LIMIT_KEY TARGET
 #   TARGET is abs:N (tensor.h at most N), peer:MAX:NAME:KEY (tensor.h / KEY at most MAX),
+#   bw:MIN:KEY (tensor.h's bandwidth at least MIN of KEY's, for the same bytes: KEY / tensor.h >= MIN),
 #   ratio:KEY (tensor.h / KEY shown, no target) or none. KEY is peer:key.
-fmt='| %-40s | %9s | %9s | %9s | %13s | %-18s | %-11s |\n'
+fmt='| %-42s | %9s | %9s | %9s | %13s | %-18s | %-11s |\n'
 row() {
     local label=$1 th=$2 torch=$3 numpy=$4 limit=$5 target=$6
     local ours=${best[th:$th]:-} ratio="-" met="no target"
@@ -205,6 +276,17 @@ row() {
         if [ -n "$ours" ] && [ -n "$ref" ]; then
             ratio=$(awk -v a="$ours" -v r="$ref" -v n="$name" 'BEGIN { printf "%.2fx %s", a / r, n }')
             met=$(awk -v a="$ours" -v r="$ref" -v m="$max" 'BEGIN { print(a / r <= m ? "yes" : "NO") " (<=" m ")" }')
+        else
+            met="n/a"
+        fi
+        ;;
+    bw:*)
+        local spec=${target#bw:}
+        local min=${spec%%:*} key=${spec#*:}
+        local ref=${best[$key]:-}
+        if [ -n "$ours" ] && [ -n "$ref" ]; then
+            ratio=$(awk -v a="$ours" -v r="$ref" 'BEGIN { printf "%.0f%% of C bw", 100 * r / a }')
+            met=$(awk -v a="$ours" -v r="$ref" -v m="$min" 'BEGIN { print(r / a >= m ? "yes" : "NO") " (>=" 100 * m "%)" }')
         else
             met="n/a"
         fi
@@ -229,7 +311,7 @@ row() {
 }
 noisy=()
 
-rule() { printf '|%s|%s|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..42})" "$(printf -- '-%.0s' {1..11})" \
+rule() { printf '|%s|%s|%s|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..44})" "$(printf -- '-%.0s' {1..11})" \
     "$(printf -- '-%.0s' {1..11})" "$(printf -- '-%.0s' {1..11})" "$(printf -- '-%.0s' {1..15})" \
     "$(printf -- '-%.0s' {1..20})" "$(printf -- '-%.0s' {1..13})"; }
 
@@ -237,7 +319,7 @@ echo
 echo "tensor.h benchmark  $(date -u '+%Y-%m-%d %H:%M UTC')  commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')"
 echo "cpu: $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo) x $(getconf _NPROCESSORS_ONLN)   load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$("$CC" --version | head -1); flags -std=c11 -O2; THP $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo '?')"
-echo "peers: libtorch $([ "$have_torch" = 1 ] && echo yes || echo n/a), NumPy $([ "$have_numpy" = 1 ] && "$PY" -c 'import numpy; print(numpy.__version__)' || echo n/a); 1 thread; best of $rounds round(s) x $([ "$quick" = 1 ] && echo "5 reps" || echo "31 (small) or 11 (large) reps")"
+echo "peers: libtorch $([ "$have_torch" = 1 ] && echo yes || echo n/a), NumPy $([ "$have_numpy" = 1 ] && "$PY" -c 'import numpy; print(numpy.__version__)' || echo n/a); 1 thread, math rows at ${thread_counts[*]} (OpenMP $([ ${#omp[@]} -gt 0 ] && echo yes || echo no)); best of $rounds round(s) x $([ "$quick" = 1 ] && echo "5 reps" || echo "31 (small) or 11 (large) reps")"
 echo
 printf "$fmt" "operation" "tensor.h" "libtorch" "NumPy" "machine limit" "ratio vs target" "target met?"
 rule
@@ -251,6 +333,17 @@ row "contiguous(transpose 4096^2 f32) (ms)" contiguous_t contiguous_t contiguous
 row "clone 4096^2 f32 vs memcpy 64 MiB (ms)" clone clone clone memcpy ratio:c:memcpy
 row "f32->f64 16M, new tensor (ms)" convert_f64 convert_f64 convert_f64 convert peer:1.0:NumPy:numpy:convert_f64
 row "ones 16M f32, alloc+fill+free (ms)" ones ones ones ones peer:1.0:NumPy:numpy:ones
+row "tiny add 4 f32, new tensor+release (ns)" tiny_add tiny_add tiny_add tiny_add abs:100
+for t in "${thread_counts[@]}"; do
+    p=t$t. tl="$t thread$([ "$t" = 1 ] || echo s)"
+    row "add 16M f32, new tensor, $tl (ms)" ${p}add_new ${p}add_new t1.add_new ${p}add peer:1.0:NumPy:numpy:t1.add_new
+    row "add 16M f32 into out, $tl (ms)" ${p}add_out ${p}add_out t1.add_out ${p}add_warm bw:0.9:c:${p}add_warm
+    row "add (4096,1)+(1,4096) out, $tl (ms)" ${p}add_bcast ${p}add_bcast t1.add_bcast ${p}bcast_warm \
+        "peer:1.3:C loop:c:${p}bcast_warm"
+    row "exp 16M f32 into out, $tl (ms)" ${p}exp_out ${p}exp_out t1.exp_out ${p}exp_vm peer:1.3:libmvec:c:${p}exp_vm
+    row "tanh 16M f32 into out, $tl (ms)" ${p}tanh_out ${p}tanh_out t1.tanh_out ${p}tanh_vm \
+        peer:1.3:libmvec:c:${p}tanh_vm
+done
 row "compile: declarations-only TU (ms)" compile_decl compile_decl - compile_floor none
 row "compile: implementation TU (ms)" compile_impl - - compile_floor none
 
@@ -262,6 +355,17 @@ echo
 echo "machine limit: create = 2 malloc+free pairs, views = 1 pair (288 B header); large ops = plain C into"
 echo "fresh memory, the faster of malloc and 2 MiB-aligned madvise(MADV_HUGEPAGE); compile = empty TU."
 echo "libtorch compile = #include <torch/torch.h> with g++ -std=c++17 -O2 -c, one run."
+echo "math rows: tiny add = 2 malloc+free pairs and 4 adds; add new = C loop into fresh memory as above; add into"
+echo "out and broadcast add = C loops into a warm buffer; exp and tanh = the libmvec C loop (limits_vecmath.c,"
+echo "-O3 -ffast-math -mavx2 -mfma: $(case $vecmath in libmvec) echo "calls _ZGVdN8v_expf/_ZGVdN8v_tanhf, checked with objdump" ;; unverified) echo "libmvec calls not checked: no objdump" ;; *) echo "n/a" ;; esac)). NumPy is single-threaded:"
+echo "its 1-thread figure is in every thread count's rows. Targets with threads compare like with like."
+gbs() { local v=${best[$1]:-}; if [ -n "$v" ]; then awk -v v="$v" 'BEGIN { printf "%.1f", 3 * 4 * 16777216 / (v * 1e6) }'; else echo n/a; fi; }
+for t in "${thread_counts[@]}"; do
+    p=t$t. tl="$t thread$([ "$t" = 1 ] || echo s)"
+    echo "add into out, $tl, STREAM-style bandwidth (3 x 4 B x 16M / best time, GB/s): tensor.h $(gbs th:${p}add_out)," \
+        "libtorch $(gbs torch:${p}add_out), NumPy $(gbs numpy:t1.add_out) (1 thread), C loop $(gbs c:${p}add_warm)"
+    echo "plain -O2 libm C loop (scalar expf/tanhf, a reference), $tl: exp $(cell c:${p}exp_libm) ms, tanh $(cell c:${p}tanh_libm) ms"
+done
 echo
 echo "all measurements (best / median of round medians):"
 for peer in th torch numpy c; do
