@@ -13,17 +13,17 @@ typedef bool (*th__index_nonzero_fn)(const char *p);
 
 enum { TH__INDEX_BLOCK = 256 };
 
-static inline int64_t th__index_load(const char *p)
+TH__MAYBE_UNUSED static inline int64_t th__index_load(const char *p)
 {
     int64_t v;
     memcpy(&v, p, sizeof v); /* blobs may be unaligned */
     return v;
 }
 
-static inline void th__index_store(char *p, int64_t v) { memcpy(p, &v, sizeof v); }
+TH__MAYBE_UNUSED static inline void th__index_store(char *p, int64_t v) { memcpy(p, &v, sizeof v); }
 
 /* One element of es bytes; a constant es after inlining gives one load and one store. */
-static inline void th__index_move(char *dst, const char *src, size_t es)
+TH__MAYBE_UNUSED static inline void th__index_move(char *dst, const char *src, size_t es)
 {
     switch (es) {
     case 1: memcpy(dst, src, 1); break;
@@ -35,14 +35,14 @@ static inline void th__index_move(char *dst, const char *src, size_t es)
     }
 }
 
-static inline void th__index_write_block_sized(char *const *dst, const char *src, int64_t stride, int64_t n,
+TH__MAYBE_UNUSED static inline void th__index_write_block_sized(char *const *dst, const char *src, int64_t stride, int64_t n,
                                                size_t es)
 {
     for (int64_t i = 0; i < n; i++) th__index_move(dst[i], src + i * stride, es);
 }
 
 /* Writes (or with add, adds) src's n elements to the addresses in dst, in order. */
-static TH__HOT void th__index_write_block(char *const *dst, const char *src, int64_t stride, int64_t n, size_t es,
+TH__MAYBE_UNUSED static TH__HOT void th__index_write_block(char *const *dst, const char *src, int64_t stride, int64_t n, size_t es,
                                           th__index_add_fn add)
 {
     if (add) {
@@ -58,7 +58,7 @@ static TH__HOT void th__index_write_block(char *const *dst, const char *src, int
     }
 }
 
-static int th__index_check_kind(const char *fn, const th_tensor *t, th_dtype want, const char *what)
+TH__MAYBE_UNUSED static int th__index_check_kind(const char *fn, const th_tensor *t, th_dtype want, const char *what)
 {
     if (th__shape_check_input(fn, t, what)) return th_last_status();
     if (t->dtype != want)
@@ -72,7 +72,7 @@ typedef struct th__index_range {
     int64_t value;
 } th__index_range;
 
-static void th__index_range_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+TH__MAYBE_UNUSED static void th__index_range_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     th__index_range *r = (th__index_range *)ctx;
     if (r->bad) return;
@@ -88,7 +88,7 @@ static void th__index_range_row(char **data, const int64_t *strides, int64_t n, 
 
 /* Every index in [-bound, bound), checked before anything is written so an error leaves outputs untouched.
  * where names the bound in the message ("dim 1 of size 4"). */
-static int th__index_check_range(const char *fn, const th_tensor *idx, int64_t bound, const char *where)
+TH__MAYBE_UNUSED static int th__index_check_range(const char *fn, const th_tensor *idx, int64_t bound, const char *where)
 {
     const th_tensor *ops[1] = {idx};
     th__iter it;
@@ -103,17 +103,17 @@ static int th__index_check_range(const char *fn, const th_tensor *idx, int64_t b
 
 /* The tensor an in-place op writes: host memory, writable, and no two elements at one address (checked as an
  * out of its own shape, so the message calls it out). */
-static int th__index_check_target(const char *fn, const th_tensor *t)
+TH__MAYBE_UNUSED static int th__index_check_target(const char *fn, const th_tensor *t)
 {
     if (!t) return th__fail(TH_ERR_INVALID, fn, "NULL tensor");
     return th__check_out(fn, t, t->dtype, t->ndim, t->sizes);
 }
 
-static inline int64_t th__index_wrap(int64_t v, int64_t bound) { return v < 0 ? v + bound : v; }
+TH__MAYBE_UNUSED static inline int64_t th__index_wrap(int64_t v, int64_t bound) { return v < 0 ? v + bound : v; }
 
 /* t restricted to shape (ndim, sizes) with dim d pinned at index 0 (stride 0): the operand that follows an
  * index tensor in gather and scatter, each element then offset by index * t's stride of d. */
-static th_tensor *th__index_pinned(const char *fn, const th_tensor *t, int d, const int64_t *sizes)
+TH__MAYBE_UNUSED static th_tensor *th__index_pinned(const char *fn, const th_tensor *t, int d, const int64_t *sizes)
 {
     int64_t strides[TH_MAX_DIMS];
     memcpy(strides, t->strides, (size_t)t->ndim * sizeof *strides);
@@ -131,7 +131,7 @@ typedef struct th__select_job {
     const th__iter *it;
 } th__select_job;
 
-static inline void th__select_row_sized(char **data, const int64_t *strides, int64_t n, const th__select_job *job,
+TH__MAYBE_UNUSED static inline void th__select_row_sized(char **data, const int64_t *strides, int64_t n, const th__select_job *job,
                                         size_t es)
 {
     /* Locals: the compiler cannot tell that the stores below leave *job alone. */
@@ -160,7 +160,7 @@ static inline void th__select_row_sized(char **data, const int64_t *strides, int
     }
 }
 
-static TH__HOT void th__select_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+TH__MAYBE_UNUSED static TH__HOT void th__select_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const th__select_job *job = (const th__select_job *)ctx;
     switch (job->es) {
@@ -174,7 +174,7 @@ static TH__HOT void th__select_row(char **data, const int64_t *strides, int64_t 
 }
 
 /* One thread's share of the indices, over every row. */
-static void th__select_chunk(void *ctx, int64_t begin, int64_t end)
+TH__MAYBE_UNUSED static void th__select_chunk(void *ctx, int64_t begin, int64_t end)
 {
     th__select_job job = *(const th__select_job *)ctx;
     job.jbegin = begin;
@@ -182,7 +182,7 @@ static void th__select_chunk(void *ctx, int64_t begin, int64_t end)
     th__iter_for_each(job.it, th__select_row, &job);
 }
 
-static th_tensor *th__index_select(const char *fn, th_tensor *out, const th_tensor *t, int dim, const th_tensor *idx)
+TH__MAYBE_UNUSED static th_tensor *th__index_select(const char *fn, th_tensor *out, const th_tensor *t, int dim, const th_tensor *idx)
 {
     if (th__shape_check_input(fn, t, "tensor") || th__index_check_kind(fn, idx, TH_I64, "index")) return NULL;
     if (idx->ndim > 1) {
@@ -262,7 +262,7 @@ typedef struct th__pick_job {
     th__index_add_fn add; /* scatter_add; NULL: plain writes */
 } th__pick_job;
 
-static inline void th__gather_row_sized(char **data, const int64_t *strides, int64_t n, const th__pick_job *job,
+TH__MAYBE_UNUSED static inline void th__gather_row_sized(char **data, const int64_t *strides, int64_t n, const th__pick_job *job,
                                         size_t es)
 {
     char *out = data[0];
@@ -275,7 +275,7 @@ static inline void th__gather_row_sized(char **data, const int64_t *strides, int
 }
 
 /* ops: out, idx, t pinned. */
-static TH__HOT void th__gather_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+TH__MAYBE_UNUSED static TH__HOT void th__gather_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const th__pick_job *job = (const th__pick_job *)ctx;
     switch (job->es) {
@@ -288,7 +288,7 @@ static TH__HOT void th__gather_row(char **data, const int64_t *strides, int64_t 
 }
 
 /* ops: t pinned, idx, src. Sequential: several indices may name one element. */
-static void th__scatter_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+TH__MAYBE_UNUSED static void th__scatter_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const th__pick_job *job = (const th__pick_job *)ctx;
     const int64_t bound = job->bound, step = job->step;
@@ -305,7 +305,7 @@ static void th__scatter_row(char **data, const int64_t *strides, int64_t n, void
 
 /* The checks gather and scatter share: idx has t's ndim and fits inside t outside dim (and inside src
  * everywhere, when there is a src). */
-static int th__pick_check(const char *fn, const th_tensor *t, const th_tensor *idx, const th_tensor *src, int dim,
+TH__MAYBE_UNUSED static int th__pick_check(const char *fn, const th_tensor *t, const th_tensor *idx, const th_tensor *src, int dim,
                           int *d)
 {
     if (th__shape_check_input(fn, t, "tensor") || th__index_check_kind(fn, idx, TH_I64, "index")) return th_last_status();
@@ -330,7 +330,7 @@ static int th__pick_check(const char *fn, const th_tensor *t, const th_tensor *i
     return th__index_check_range(fn, idx, bound, where);
 }
 
-static th_tensor *th__gather(const char *fn, th_tensor *out, const th_tensor *t, int dim, const th_tensor *idx)
+TH__MAYBE_UNUSED static th_tensor *th__gather(const char *fn, th_tensor *out, const th_tensor *t, int dim, const th_tensor *idx)
 {
     int d = 0;
     if (th__pick_check(fn, t, idx, NULL, dim, &d)) return NULL;
@@ -359,7 +359,7 @@ static th_tensor *th__gather(const char *fn, th_tensor *out, const th_tensor *t,
     return result;
 }
 
-static int th__scatter_inplace(const char *fn, th_tensor *t, int dim, const th_tensor *idx, const th_tensor *src,
+TH__MAYBE_UNUSED static int th__scatter_inplace(const char *fn, th_tensor *t, int dim, const th_tensor *idx, const th_tensor *src,
                                th__index_add_fn add)
 {
     int d = 0;
@@ -389,13 +389,13 @@ static int th__scatter_inplace(const char *fn, th_tensor *t, int dim, const th_t
 }
 
 /* A copy of t with the in-place op applied: the out-of-place forms of scatter, scatter_add and put. */
-static th_tensor *th__index_clone(const char *fn, const th_tensor *t)
+TH__MAYBE_UNUSED static th_tensor *th__index_clone(const char *fn, const th_tensor *t)
 {
     if (th__shape_check_input(fn, t, "tensor")) return NULL;
     return th__convert_new(fn, t->dtype, t);
 }
 
-static th_tensor *th__scatter(const char *fn, const th_tensor *t, int dim, const th_tensor *idx, const th_tensor *src,
+TH__MAYBE_UNUSED static th_tensor *th__scatter(const char *fn, const th_tensor *t, int dim, const th_tensor *idx, const th_tensor *src,
                               th__index_add_fn add)
 {
     th_tensor *result = th__index_clone(fn, t);
@@ -413,7 +413,7 @@ typedef struct th__fill_job {
     size_t es;
 } th__fill_job;
 
-static inline void th__masked_fill_row_sized(char **data, const int64_t *strides, int64_t n, const char *value,
+TH__MAYBE_UNUSED static inline void th__masked_fill_row_sized(char **data, const int64_t *strides, int64_t n, const char *value,
                                              size_t es)
 {
     char *out = data[0];
@@ -431,7 +431,7 @@ static inline void th__masked_fill_row_sized(char **data, const int64_t *strides
 }
 
 /* ops: t, mask (bool bytes: anything nonzero is true). */
-static TH__HOT void th__masked_fill_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+TH__MAYBE_UNUSED static TH__HOT void th__masked_fill_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const th__fill_job *job = (const th__fill_job *)ctx;
     switch (job->es) {
@@ -443,7 +443,7 @@ static TH__HOT void th__masked_fill_row(char **data, const int64_t *strides, int
     }
 }
 
-static int th__masked_fill_inplace(const char *fn, th_tensor *t, const th_tensor *mask, const void *value)
+TH__MAYBE_UNUSED static int th__masked_fill_inplace(const char *fn, th_tensor *t, const th_tensor *mask, const void *value)
 {
     if (th__index_check_target(fn, t) || th__index_check_kind(fn, mask, TH_BOOL, "mask")) return th_last_status();
     /* An element's own mask byte may be the element (t.masked_fill_(t, 0) on a bool t): same-layout reads are safe. */
@@ -460,7 +460,7 @@ static int th__masked_fill_inplace(const char *fn, th_tensor *t, const th_tensor
     return status;
 }
 
-static th_tensor *th__masked_fill(const char *fn, th_tensor *out, const th_tensor *t, const th_tensor *mask,
+TH__MAYBE_UNUSED static th_tensor *th__masked_fill(const char *fn, th_tensor *out, const th_tensor *t, const th_tensor *mask,
                                   const void *value)
 {
     if (th__shape_check_input(fn, t, "tensor") || th__index_check_kind(fn, mask, TH_BOOL, "mask")) return NULL;
@@ -484,7 +484,7 @@ static th_tensor *th__masked_fill(const char *fn, th_tensor *out, const th_tenso
 /* Calls row for every innermost row of ops (all of one shape), in row-major order: the order of the flat
  * index, which masked_select and nonzero promise and th__iter (free to reorder dims) does not. Trailing dims
  * contiguous in every operand are merged. */
-static void th__index_rowmajor(int nops, const th_tensor *const *ops, th__row_fn row, void *ctx)
+TH__MAYBE_UNUSED static void th__index_rowmajor(int nops, const th_tensor *const *ops, th__row_fn row, void *ctx)
 {
     const th_tensor *t0 = ops[0];
     if (th__numel(t0) == 0) return;
@@ -534,7 +534,7 @@ typedef struct th__select_mask_job {
     size_t es;
 } th__select_mask_job;
 
-static void th__mask_count_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+TH__MAYBE_UNUSED static void th__mask_count_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     th__select_mask_job *job = (th__select_mask_job *)ctx;
     const char *mask = data[0];
@@ -543,7 +543,7 @@ static void th__mask_count_row(char **data, const int64_t *strides, int64_t n, v
     job->count += count;
 }
 
-static inline void th__masked_select_row_sized(char **data, const int64_t *strides, int64_t n,
+TH__MAYBE_UNUSED static inline void th__masked_select_row_sized(char **data, const int64_t *strides, int64_t n,
                                                th__select_mask_job *job, size_t es)
 {
     char *cursor = job->cursor;
@@ -558,7 +558,7 @@ static inline void th__masked_select_row_sized(char **data, const int64_t *strid
 }
 
 /* ops: t, mask. */
-static TH__HOT void th__masked_select_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+TH__MAYBE_UNUSED static TH__HOT void th__masked_select_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     th__select_mask_job *job = (th__select_mask_job *)ctx;
     switch (job->es) {
@@ -570,7 +570,7 @@ static TH__HOT void th__masked_select_row(char **data, const int64_t *strides, i
     }
 }
 
-static th_tensor *th__masked_select(const char *fn, const th_tensor *t, const th_tensor *mask)
+TH__MAYBE_UNUSED static th_tensor *th__masked_select(const char *fn, const th_tensor *t, const th_tensor *mask)
 {
     if (th__shape_check_input(fn, t, "tensor") || th__index_check_kind(fn, mask, TH_BOOL, "mask")) return NULL;
     const th_tensor *both[2] = {t, mask};
@@ -605,7 +605,7 @@ typedef struct th__nonzero_job {
     int64_t count;
 } th__nonzero_job;
 
-static void th__nonzero_count_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+TH__MAYBE_UNUSED static void th__nonzero_count_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     th__nonzero_job *job = (th__nonzero_job *)ctx;
     int64_t count = 0;
@@ -613,7 +613,7 @@ static void th__nonzero_count_row(char **data, const int64_t *strides, int64_t n
     job->count += count;
 }
 
-static th_tensor *th__nonzero(const char *fn, const th_tensor *t, th__index_nonzero_fn nonzero)
+TH__MAYBE_UNUSED static th_tensor *th__nonzero(const char *fn, const th_tensor *t, th__index_nonzero_fn nonzero)
 {
     if (th__shape_check_input(fn, t, "tensor")) return NULL;
     const th_tensor *ops[1] = {t};
@@ -662,7 +662,7 @@ typedef struct th__flat_job {
     th__index_add_fn add;
 } th__flat_job;
 
-static inline int64_t th__flat_offset(const th__flat_job *job, int64_t k)
+TH__MAYBE_UNUSED static inline int64_t th__flat_offset(const th__flat_job *job, int64_t k)
 {
     if (job->contiguous) return k * (int64_t)job->es;
     int64_t off = 0;
@@ -674,7 +674,7 @@ static inline int64_t th__flat_offset(const th__flat_job *job, int64_t k)
     return off * (int64_t)job->es;
 }
 
-static inline void th__take_row_sized(char **data, const int64_t *strides, int64_t n, const th__flat_job *job,
+TH__MAYBE_UNUSED static inline void th__take_row_sized(char **data, const int64_t *strides, int64_t n, const th__flat_job *job,
                                       size_t es)
 {
     /* Locals: the compiler cannot tell that the stores below leave *job alone. */
@@ -693,7 +693,7 @@ static inline void th__take_row_sized(char **data, const int64_t *strides, int64
 }
 
 /* ops: out, idx. */
-static TH__HOT void th__take_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+TH__MAYBE_UNUSED static TH__HOT void th__take_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const th__flat_job *job = (const th__flat_job *)ctx;
     switch (job->es) {
@@ -706,7 +706,7 @@ static TH__HOT void th__take_row(char **data, const int64_t *strides, int64_t n,
 }
 
 /* ops: idx, src. */
-static void th__put_row(char **data, const int64_t *strides, int64_t n, void *ctx)
+TH__MAYBE_UNUSED static void th__put_row(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const th__flat_job *job = (const th__flat_job *)ctx;
     char *dst[TH__INDEX_BLOCK];
@@ -720,7 +720,7 @@ static void th__put_row(char **data, const int64_t *strides, int64_t n, void *ct
     }
 }
 
-static int th__flat_check(const char *fn, const th_tensor *t, const th_tensor *idx)
+TH__MAYBE_UNUSED static int th__flat_check(const char *fn, const th_tensor *t, const th_tensor *idx)
 {
     if (th__shape_check_input(fn, t, "tensor") || th__index_check_kind(fn, idx, TH_I64, "index")) return th_last_status();
     char where[96];
@@ -728,7 +728,7 @@ static int th__flat_check(const char *fn, const th_tensor *t, const th_tensor *i
     return th__index_check_range(fn, idx, th__numel(t), where);
 }
 
-static th_tensor *th__take(const char *fn, th_tensor *out, const th_tensor *t, const th_tensor *idx)
+TH__MAYBE_UNUSED static th_tensor *th__take(const char *fn, th_tensor *out, const th_tensor *t, const th_tensor *idx)
 {
     if (th__flat_check(fn, t, idx)) return NULL;
     th_tensor *result = th__result(fn, out, t->dtype, idx->ndim, idx->sizes);
@@ -754,7 +754,7 @@ static th_tensor *th__take(const char *fn, th_tensor *out, const th_tensor *t, c
     return result;
 }
 
-static int th__put_inplace(const char *fn, th_tensor *t, const th_tensor *idx, const th_tensor *src,
+TH__MAYBE_UNUSED static int th__put_inplace(const char *fn, th_tensor *t, const th_tensor *idx, const th_tensor *src,
                            th__index_add_fn add)
 {
     if (th__flat_check(fn, t, idx) || th__shape_check_input(fn, src, "src")) return th_last_status();
@@ -786,7 +786,7 @@ static int th__put_inplace(const char *fn, th_tensor *t, const th_tensor *idx, c
     return status;
 }
 
-static th_tensor *th__put(const char *fn, const th_tensor *t, const th_tensor *idx, const th_tensor *src,
+TH__MAYBE_UNUSED static th_tensor *th__put(const char *fn, const th_tensor *t, const th_tensor *idx, const th_tensor *src,
                           th__index_add_fn add)
 {
     th_tensor *result = th__index_clone(fn, t);

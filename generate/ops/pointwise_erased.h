@@ -10,7 +10,7 @@
 
 /* A row kernel that accepts the flat, contiguous case gets it directly: for small contiguous tensors the
  * general engine's setup would cost more than the arithmetic. */
-static bool th__ew_contiguous_same_shape(const th_tensor *t, int ndim, const int64_t *sizes)
+TH__MAYBE_UNUSED static bool th__ew_contiguous_same_shape(const th_tensor *t, int ndim, const int64_t *sizes)
 {
     if (t->ndim != ndim) return false;
     for (int d = 0; d < ndim; d++)
@@ -21,7 +21,7 @@ static bool th__ew_contiguous_same_shape(const th_tensor *t, int ndim, const int
 /* out = row(inputs...), elementwise, the inputs broadcast together. out NULL makes a new contiguous result
  * of out_dtype; otherwise out must have exactly the broadcast shape and out_dtype (an in-place op passes
  * its first input as out). Returns the result as a new reference, or NULL with the error recorded. */
-static th_tensor *th__elementwise(const char *fn, th_tensor *out, th_dtype out_dtype, int nin,
+TH__MAYBE_UNUSED static th_tensor *th__elementwise(const char *fn, th_tensor *out, th_dtype out_dtype, int nin,
                                   const th_tensor *const *in, th__row_fn row, void *ctx)
 {
     int ndim;
@@ -88,7 +88,7 @@ fail:
 }
 
 /* A 0-d tensor holding the element at value: how the _scalar forms pass their value. */
-static th_tensor *th__scalar_tensor(const char *fn, th_dtype dtype, const void *value)
+TH__MAYBE_UNUSED static th_tensor *th__scalar_tensor(const char *fn, th_dtype dtype, const void *value)
 {
     th_tensor *t = th__tensor_empty(fn, dtype, 0, NULL);
     if (t && th_device_is_host(t->storage->device)) {
@@ -104,7 +104,7 @@ static th_tensor *th__scalar_tensor(const char *fn, th_dtype dtype, const void *
 }
 
 /* The _out and _inplace forms report a status rather than a tensor. */
-static int th__status_of(th_tensor *result)
+TH__MAYBE_UNUSED static int th__status_of(th_tensor *result)
 {
     if (!result) return th_last_status();
     th_tensor_release(result);

@@ -46,7 +46,7 @@ TH_API void th_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], u
 
 /* th__tensor_empty for a result the op writes on the host: the thread's default allocator may hand out device
  * memory. (create.h and sort.h use it too.) */
-static th_tensor *th__tensor_empty_host(const char *fn, th_dtype dtype, int ndim, const int64_t *sizes)
+TH__MAYBE_UNUSED static th_tensor *th__tensor_empty_host(const char *fn, th_dtype dtype, int ndim, const int64_t *sizes)
 {
     th_tensor *t = th__tensor_empty(fn, dtype, ndim, sizes);
     if (t && !th_device_is_host(t->storage->device)) {
@@ -85,7 +85,7 @@ TH_API void th_generator_free(th_generator *gen)
 
 TH_API th_generator *th_default_generator(void) { return &th__default_gen; }
 
-static th_generator *th__gen(const th_generator *gen) { return gen ? (th_generator *)gen : &th__default_gen; }
+TH__MAYBE_UNUSED static th_generator *th__gen(const th_generator *gen) { return gen ? (th_generator *)gen : &th__default_gen; }
 
 TH_API void th_generator_set_seed(th_generator *gen, uint64_t seed)
 {
@@ -121,7 +121,7 @@ typedef struct th__philox_stream {
 } th__philox_stream;
 
 /* Reserves nblocks blocks of gen (NULL: the default) for one draw. */
-static th__philox_stream th__gen_reserve(th_generator *gen, uint64_t nblocks)
+TH__MAYBE_UNUSED static th__philox_stream th__gen_reserve(th_generator *gen, uint64_t nblocks)
 {
     th_generator *g = th__gen(gen);
     th__philox_stream s;
@@ -132,7 +132,7 @@ static th__philox_stream th__gen_reserve(th_generator *gen, uint64_t nblocks)
     return s;
 }
 
-static inline void th__mulhilo32(uint32_t a, uint32_t b, uint32_t *hi, uint32_t *lo)
+TH__MAYBE_UNUSED static inline void th__mulhilo32(uint32_t a, uint32_t b, uint32_t *hi, uint32_t *lo)
 {
     uint64_t p = (uint64_t)a * b;
     *hi = (uint32_t)(p >> 32);
@@ -140,7 +140,7 @@ static inline void th__mulhilo32(uint32_t a, uint32_t b, uint32_t *hi, uint32_t 
 }
 
 /* Inline, so a sampler's loop over elements keeps the rounds in registers (and the compiler may vectorise). */
-static inline void th__philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4])
+TH__MAYBE_UNUSED static inline void th__philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4])
 {
     uint32_t c0 = counter[0], c1 = counter[1], c2 = counter[2], c3 = counter[3];
     uint32_t k0 = key[0], k1 = key[1];
@@ -170,7 +170,7 @@ TH_API void th_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], u
 
 /* Block i of a draw as two 64-bit words. retry numbers the extra blocks one element may need (rejection
  * sampling); it goes in the counter's third word, so element i's numbers still depend only on (key, i). */
-static inline void th__philox_words(const th__philox_stream *s, uint64_t i, uint32_t retry, uint64_t w[2])
+TH__MAYBE_UNUSED static inline void th__philox_words(const th__philox_stream *s, uint64_t i, uint32_t retry, uint64_t w[2])
 {
     uint64_t c = s->base + i;
     uint32_t ctr[4] = {(uint32_t)c, (uint32_t)(c >> 32), retry, 0};
@@ -181,12 +181,12 @@ static inline void th__philox_words(const th__philox_stream *s, uint64_t i, uint
 }
 
 /* The top 53 bits as a double in [0, 1). */
-static inline double th__unit_open1(uint64_t w) { return (double)(w >> 11) * 0x1p-53; }
+TH__MAYBE_UNUSED static inline double th__unit_open1(uint64_t w) { return (double)(w >> 11) * 0x1p-53; }
 /* The same in (0, 1], for logarithms. */
-static inline double th__unit_open0(uint64_t w) { return (double)((w >> 11) + 1) * 0x1p-53; }
+TH__MAYBE_UNUSED static inline double th__unit_open0(uint64_t w) { return (double)((w >> 11) + 1) * 0x1p-53; }
 
 /* The draws each element makes from its block, in double. */
-static inline double th__rand_uniform(const th__philox_stream *s, uint64_t i, double lo, double hi)
+TH__MAYBE_UNUSED static inline double th__rand_uniform(const th__philox_stream *s, uint64_t i, double lo, double hi)
 {
     uint64_t w[2];
     th__philox_words(s, i, 0, w);
@@ -196,7 +196,7 @@ static inline double th__rand_uniform(const th__philox_stream *s, uint64_t i, do
 }
 
 /* Box-Muller: two uniforms of one block give one standard normal (the cosine branch). */
-static inline double th__rand_normal(const th__philox_stream *s, uint64_t i, double mean, double std)
+TH__MAYBE_UNUSED static inline double th__rand_normal(const th__philox_stream *s, uint64_t i, double mean, double std)
 {
     uint64_t w[2];
     th__philox_words(s, i, 0, w);
@@ -204,14 +204,14 @@ static inline double th__rand_normal(const th__philox_stream *s, uint64_t i, dou
     return mean + std * r * cos(6.283185307179586476925286766559 * th__unit_open1(w[1]));
 }
 
-static inline double th__rand_exponential(const th__philox_stream *s, uint64_t i, double lambda)
+TH__MAYBE_UNUSED static inline double th__rand_exponential(const th__philox_stream *s, uint64_t i, double lambda)
 {
     uint64_t w[2];
     th__philox_words(s, i, 0, w);
     return -log(th__unit_open0(w[0])) / lambda;
 }
 
-static inline bool th__rand_bernoulli(const th__philox_stream *s, uint64_t i, double p)
+TH__MAYBE_UNUSED static inline bool th__rand_bernoulli(const th__philox_stream *s, uint64_t i, double p)
 {
     uint64_t w[2];
     th__philox_words(s, i, 0, w);
@@ -219,7 +219,7 @@ static inline bool th__rand_bernoulli(const th__philox_stream *s, uint64_t i, do
 }
 
 /* The high and low 64 bits of a * b. */
-static inline void th__mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+TH__MAYBE_UNUSED static inline void th__mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
 {
     uint64_t a0 = (uint32_t)a, a1 = a >> 32, b0 = (uint32_t)b, b1 = b >> 32;
     uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
@@ -231,7 +231,7 @@ static inline void th__mul64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
 /* A uniform integer in [0, range) (range 0 means 2^64), without bias: Lemire's multiply-and-reject. A
  * rejected word is replaced by the next word of the element's block, then by further blocks (retry 1, 2,
  * ...); each rejection has probability below range / 2^64. */
-static inline uint64_t th__rand_below(const th__philox_stream *s, uint64_t i, uint64_t range)
+TH__MAYBE_UNUSED static inline uint64_t th__rand_below(const th__philox_stream *s, uint64_t i, uint64_t range)
 {
     uint64_t w[2];
     th__philox_words(s, i, 0, w);
@@ -258,7 +258,7 @@ typedef struct th__rand_job {
     char *data;
 } th__rand_job;
 
-static void th__rand_job_run(void *job_, int64_t begin, int64_t end)
+TH__MAYBE_UNUSED static void th__rand_job_run(void *job_, int64_t begin, int64_t end)
 {
     const th__rand_job *job = (const th__rand_job *)job_;
     job->kernel(job->params, &job->stream, job->data, begin, end);
@@ -267,7 +267,7 @@ static void th__rand_job_run(void *job_, int64_t begin, int64_t end)
 /* Fills t (any strides; checked writable and free of self-overlap) with one draw of gen: element i in
  * row-major order gets block offset + i. A non-contiguous t is filled through a contiguous temporary, so
  * its values do not depend on its strides. The generator advances only on success. */
-static int th__rand_fill(const char *fn, th_tensor *t, th_generator *gen, th__rand_kernel kernel,
+TH__MAYBE_UNUSED static int th__rand_fill(const char *fn, th_tensor *t, th_generator *gen, th__rand_kernel kernel,
                          const void *params)
 {
     if (!t) return th__fail(TH_ERR_INVALID, fn, "NULL tensor");
@@ -285,7 +285,7 @@ static int th__rand_fill(const char *fn, th_tensor *t, th_generator *gen, th__ra
 }
 
 /* A new tensor of dtype filled by one draw. */
-static th_tensor *th__rand_new(const char *fn, th_dtype dtype, int ndim, const int64_t *sizes, th_generator *gen,
+TH__MAYBE_UNUSED static th_tensor *th__rand_new(const char *fn, th_dtype dtype, int ndim, const int64_t *sizes, th_generator *gen,
                                th__rand_kernel kernel, const void *params)
 {
     th_tensor *t = th__tensor_empty(fn, dtype, ndim, sizes);
@@ -306,27 +306,27 @@ typedef struct th__rand_params {
 } th__rand_params;
 
 /* Parameter checks shared by the samplers; each returns TH_OK or the recorded error. */
-static int th__check_uniform(const char *fn, double lo, double hi)
+TH__MAYBE_UNUSED static int th__check_uniform(const char *fn, double lo, double hi)
 {
     if (!isfinite(lo) || !isfinite(hi) || !(lo < hi))
         return th__fail(TH_ERR_INVALID, fn, "the bounds [%g, %g) must be finite with lo < hi", lo, hi);
     return TH_OK;
 }
 
-static int th__check_normal(const char *fn, double mean, double std)
+TH__MAYBE_UNUSED static int th__check_normal(const char *fn, double mean, double std)
 {
     if (!isfinite(mean) || !isfinite(std) || std < 0)
         return th__fail(TH_ERR_INVALID, fn, "mean %g and std %g must be finite with std >= 0", mean, std);
     return TH_OK;
 }
 
-static int th__check_probability(const char *fn, double p)
+TH__MAYBE_UNUSED static int th__check_probability(const char *fn, double p)
 {
     if (!(p >= 0.0 && p <= 1.0)) return th__fail(TH_ERR_INVALID, fn, "probability %g is outside [0, 1]", p);
     return TH_OK;
 }
 
-static int th__check_exponential(const char *fn, double lambda)
+TH__MAYBE_UNUSED static int th__check_exponential(const char *fn, double lambda)
 {
     if (!(lambda > 0.0) || isinf(lambda))
         return th__fail(TH_ERR_INVALID, fn, "rate lambda %g must be finite and > 0", lambda);
@@ -334,7 +334,7 @@ static int th__check_exponential(const char *fn, double lambda)
 }
 
 /* lo < hi and both inside [min, max + 1] of the dtype (hi is exclusive). */
-static int th__check_randint(const char *fn, int64_t lo, int64_t hi, int64_t min, int64_t max)
+TH__MAYBE_UNUSED static int th__check_randint(const char *fn, int64_t lo, int64_t hi, int64_t min, int64_t max)
 {
     if (lo >= hi)
         return th__fail(TH_ERR_INVALID, fn, "the bounds [%lld, %lld) are empty", (long long)lo, (long long)hi);
@@ -346,7 +346,7 @@ static int th__check_randint(const char *fn, int64_t lo, int64_t hi, int64_t min
 
 /* randperm: Fisher-Yates on int64 values 0..n-1, step j swapping element j with one of j..n-1 drawn from
  * block offset + j. Sequential (each step depends on the last), n - 1 blocks. */
-static void th__randperm_fill(int64_t *perm, int64_t n, th_generator *gen)
+TH__MAYBE_UNUSED static void th__randperm_fill(int64_t *perm, int64_t n, th_generator *gen)
 {
     for (int64_t i = 0; i < n; i++) perm[i] = i;
     if (n < 2) return;
@@ -376,7 +376,7 @@ typedef struct th__multinomial_job {
     _Atomic int failed; /* a thread could not get its scratch */
 } th__multinomial_job;
 
-static void th__multinomial_row_with(const th__multinomial_job *job, int64_t r, double *cum)
+TH__MAYBE_UNUSED static void th__multinomial_row_with(const th__multinomial_job *job, int64_t r, double *cum)
 {
     const double *p = job->probs + r * job->ncat;
     double total = 0;
@@ -397,7 +397,7 @@ static void th__multinomial_row_with(const th__multinomial_job *job, int64_t r, 
 }
 
 /* Merge sort of idx[0..n) by key[idx] ascending, ties by index: stable, O(n log n). */
-static void th__sort_by_key(int64_t *idx, int64_t *tmp, const double *key, int64_t n)
+TH__MAYBE_UNUSED static void th__sort_by_key(int64_t *idx, int64_t *tmp, const double *key, int64_t n)
 {
     for (int64_t width = 1; width < n; width *= 2) {
         for (int64_t lo = 0; lo < n; lo += 2 * width) {
@@ -411,7 +411,7 @@ static void th__sort_by_key(int64_t *idx, int64_t *tmp, const double *key, int64
     }
 }
 
-static void th__multinomial_row_without(const th__multinomial_job *job, int64_t r, double *key, int64_t *idx)
+TH__MAYBE_UNUSED static void th__multinomial_row_without(const th__multinomial_job *job, int64_t r, double *key, int64_t *idx)
 {
     const double *p = job->probs + r * job->ncat;
     for (int64_t c = 0; c < job->ncat; c++) {
@@ -424,7 +424,7 @@ static void th__multinomial_row_without(const th__multinomial_job *job, int64_t 
     memcpy(job->out + r * job->num_samples, idx, (size_t)job->num_samples * sizeof *idx);
 }
 
-static void th__multinomial_rows(void *job_, int64_t begin, int64_t end)
+TH__MAYBE_UNUSED static void th__multinomial_rows(void *job_, int64_t begin, int64_t end)
 {
     th__multinomial_job *job = (th__multinomial_job *)job_;
     if (begin >= end) return;
@@ -446,7 +446,7 @@ static void th__multinomial_rows(void *job_, int64_t begin, int64_t end)
 /* probs: nrows x ncat doubles, checked row by row here (finite, >= 0, positive sum, enough nonzero
  * categories without replacement). Returns a new i64 tensor of shape (num_samples) for 1-d input
  * (nrows_dims 1) or (nrows, num_samples). */
-static th_tensor *th__multinomial(const char *fn, const double *probs, int64_t nrows, int64_t ncat, int in_ndim,
+TH__MAYBE_UNUSED static th_tensor *th__multinomial(const char *fn, const double *probs, int64_t nrows, int64_t ncat, int in_ndim,
                                   int64_t num_samples, bool replacement, th_generator *gen)
 {
     if (num_samples < 0) {

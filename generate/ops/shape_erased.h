@@ -15,7 +15,7 @@ enum { TH_ROLL_FLAT = INT32_MIN };
 typedef const th_tensor *(*th__tensor_at_fn)(const void *array, int64_t i);
 
 /* NULL, device memory, or a storage shrunk under the tensor: what every input of these ops is checked for. */
-static int th__shape_check_input(const char *fn, const th_tensor *t, const char *what)
+TH__MAYBE_UNUSED static int th__shape_check_input(const char *fn, const th_tensor *t, const char *what)
 {
     if (!t) return th__fail(TH_ERR_INVALID, fn, "NULL %s", what);
     if (!th_device_is_host(t->storage->device))
@@ -24,7 +24,7 @@ static int th__shape_check_input(const char *fn, const th_tensor *t, const char 
     return th__check_fits(fn, t);
 }
 
-static bool th__shape_overlap(const th_tensor *a, const th_tensor *b)
+TH__MAYBE_UNUSED static bool th__shape_overlap(const th_tensor *a, const th_tensor *b)
 {
     if (a->storage != b->storage || th__numel(a) == 0 || th__numel(b) == 0) return false;
     uintptr_t alo, ahi, blo, bhi;
@@ -35,20 +35,20 @@ static bool th__shape_overlap(const th_tensor *a, const th_tensor *b)
 
 /* in, for an op that writes out while reading elements of in other than the one it writes: in itself
  * (retained) when they share no byte, else a copy. Unlike th__unalias, in == out is copied too. */
-static th_tensor *th__shape_unalias(const char *fn, const th_tensor *out, const th_tensor *in)
+TH__MAYBE_UNUSED static th_tensor *th__shape_unalias(const char *fn, const th_tensor *out, const th_tensor *in)
 {
     if (out && th__shape_overlap(out, in)) return th__convert_new(fn, in->dtype, in);
     return th_tensor_retain((th_tensor *)in);
 }
 
 /* An _out call with a NULL out would make a new tensor and drop it: refuse it. */
-static int th__shape_need_out(const char *fn, const th_tensor *out)
+TH__MAYBE_UNUSED static int th__shape_need_out(const char *fn, const th_tensor *out)
 {
     return out ? TH_OK : th__fail(TH_ERR_INVALID, fn, "NULL out");
 }
 
 /* The status of an _out call whose work returned result (out retained, or NULL on error). */
-static int th__shape_out_status(th_tensor *result)
+TH__MAYBE_UNUSED static int th__shape_out_status(th_tensor *result)
 {
     if (!result) return th_last_status();
     th_tensor_release(result);
@@ -56,7 +56,7 @@ static int th__shape_out_status(th_tensor *result)
 }
 
 /* A view of t with one dim's offset and size changed: elements start .. start+length-1 of dim d. */
-static th_tensor *th__shape_slice(const char *fn, const th_tensor *t, int d, int64_t start, int64_t length)
+TH__MAYBE_UNUSED static th_tensor *th__shape_slice(const char *fn, const th_tensor *t, int d, int64_t start, int64_t length)
 {
     int64_t sizes[TH_MAX_DIMS];
     memcpy(sizes, t->sizes, (size_t)t->ndim * sizeof *sizes);
@@ -67,12 +67,12 @@ static th_tensor *th__shape_slice(const char *fn, const th_tensor *t, int d, int
 /* ---- cat and stack ---- */
 
 /* A 1-d tensor of size 0: PyTorch's cat skips these whatever the other tensors' shapes. */
-static bool th__cat_skips(const th_tensor *t) { return t->ndim == 1 && t->sizes[0] == 0; }
+TH__MAYBE_UNUSED static bool th__cat_skips(const th_tensor *t) { return t->ndim == 1 && t->sizes[0] == 0; }
 
 /* Copies input i into slice i of result along dim d: for cat the narrow after the inputs before it, as long
  * as input i is along d; for stack the select at index i (dim d removed). Inputs that overlap result are copied out first, all of
  * them before anything is written. */
-static int th__shape_place(const char *fn, th_tensor *result, bool from_out, int n, const void *array,
+TH__MAYBE_UNUSED static int th__shape_place(const char *fn, th_tensor *result, bool from_out, int n, const void *array,
                            th__tensor_at_fn at, int d, bool stack)
 {
     th_tensor **copies = NULL;
@@ -122,7 +122,7 @@ static int th__shape_place(const char *fn, th_tensor *result, bool from_out, int
     return status;
 }
 
-static int th__shape_check_list(const char *fn, int n, const void *array, th__tensor_at_fn at, th_dtype dtype)
+TH__MAYBE_UNUSED static int th__shape_check_list(const char *fn, int n, const void *array, th__tensor_at_fn at, th_dtype dtype)
 {
     if (n <= 0) return th__fail(TH_ERR_INVALID, fn, "needs at least one tensor, got %d", n);
     if (!array) return th__fail(TH_ERR_INVALID, fn, "NULL array of tensors");
@@ -137,7 +137,7 @@ static int th__shape_check_list(const char *fn, int n, const void *array, th__te
     return TH_OK;
 }
 
-static th_tensor *th__cat(const char *fn, th_tensor *out, int n, const void *array, th__tensor_at_fn at,
+TH__MAYBE_UNUSED static th_tensor *th__cat(const char *fn, th_tensor *out, int n, const void *array, th__tensor_at_fn at,
                           th_dtype dtype, int dim)
 {
     if (th__shape_check_list(fn, n, array, at, dtype)) return NULL;
@@ -185,7 +185,7 @@ static th_tensor *th__cat(const char *fn, th_tensor *out, int n, const void *arr
     return result;
 }
 
-static th_tensor *th__stack(const char *fn, th_tensor *out, int n, const void *array, th__tensor_at_fn at,
+TH__MAYBE_UNUSED static th_tensor *th__stack(const char *fn, th_tensor *out, int n, const void *array, th__tensor_at_fn at,
                             th_dtype dtype, int dim)
 {
     if (th__shape_check_list(fn, n, array, at, dtype)) return NULL;
@@ -222,7 +222,7 @@ static th_tensor *th__stack(const char *fn, th_tensor *out, int n, const void *a
 /* ---- split and chunk ---- */
 
 /* Pieces of `piece` elements along dim d (the last one shorter); the typed front doors make the views. */
-static int th__split_plan(const char *fn, const th_tensor *t, int dim, int64_t split_size, int64_t chunks, int *d,
+TH__MAYBE_UNUSED static int th__split_plan(const char *fn, const th_tensor *t, int dim, int64_t split_size, int64_t chunks, int *d,
                           int64_t *count, int64_t *piece)
 {
     if (!t) return th__fail(TH_ERR_INVALID, fn, "NULL tensor");
@@ -245,7 +245,7 @@ static int th__split_plan(const char *fn, const th_tensor *t, int dim, int64_t s
     return TH_OK;
 }
 
-static th_tensor *th__split_piece(const char *fn, const th_tensor *t, int d, int64_t piece, int64_t i)
+TH__MAYBE_UNUSED static th_tensor *th__split_piece(const char *fn, const th_tensor *t, int d, int64_t piece, int64_t i)
 {
     int64_t size = t->sizes[d];
     int64_t start = i * piece; /* i < count, so start < size, or 0 for a dim of size 0: no overflow */
@@ -255,7 +255,7 @@ static th_tensor *th__split_piece(const char *fn, const th_tensor *t, int d, int
 
 /* ---- flip, roll, repeat ---- */
 
-static th_tensor *th__flip(const char *fn, th_tensor *out, const th_tensor *t, int ndims, const int *dims)
+TH__MAYBE_UNUSED static th_tensor *th__flip(const char *fn, th_tensor *out, const th_tensor *t, int ndims, const int *dims)
 {
     if (th__shape_check_input(fn, t, "tensor")) return NULL;
     if (ndims < 0 || (ndims > 0 && !dims)) {
@@ -292,7 +292,7 @@ static th_tensor *th__flip(const char *fn, th_tensor *out, const th_tensor *t, i
 }
 
 /* dst[i + s mod n] = src[i] along dim d (dst and src of one shape, disjoint). */
-static int th__roll_dim(const char *fn, th_tensor *dst, const th_tensor *src, int d, int64_t s)
+TH__MAYBE_UNUSED static int th__roll_dim(const char *fn, th_tensor *dst, const th_tensor *src, int d, int64_t s)
 {
     int64_t n = dst->sizes[d];
     th_tensor *a = th__shape_slice(fn, dst, d, s, n - s), *b = th__shape_slice(fn, src, d, 0, n - s);
@@ -307,13 +307,13 @@ static int th__roll_dim(const char *fn, th_tensor *dst, const th_tensor *src, in
     return status;
 }
 
-static int64_t th__roll_amount(int64_t shift, int64_t n)
+TH__MAYBE_UNUSED static int64_t th__roll_amount(int64_t shift, int64_t n)
 {
     int64_t r = shift % n;
     return r < 0 ? r + n : r;
 }
 
-static th_tensor *th__roll(const char *fn, th_tensor *out, const th_tensor *t, int64_t shift, int dim)
+TH__MAYBE_UNUSED static th_tensor *th__roll(const char *fn, th_tensor *out, const th_tensor *t, int64_t shift, int dim)
 {
     if (th__shape_check_input(fn, t, "tensor")) return NULL;
     int d = 0;
@@ -350,7 +350,7 @@ static th_tensor *th__roll(const char *fn, th_tensor *out, const th_tensor *t, i
 /* dst (sizes src[d] * reps[d]) gets src tiled reps[d] times along each dim. Each dim that is both repeated and
  * longer than 1 becomes two dims (the repeat, src's dim) of one copy with src's repeat stride 0; when that
  * needs more than TH_MAX_DIMS dims, the first such dim is done one repetition at a time. */
-static int th__repeat_into(const char *fn, th_tensor *dst, const th_tensor *src, const int64_t *reps)
+TH__MAYBE_UNUSED static int th__repeat_into(const char *fn, th_tensor *dst, const th_tensor *src, const int64_t *reps)
 {
     const int nd = dst->ndim;
     int64_t ds[2 * TH_MAX_DIMS], dt[2 * TH_MAX_DIMS], ss[2 * TH_MAX_DIMS], st[2 * TH_MAX_DIMS];
@@ -386,7 +386,7 @@ static int th__repeat_into(const char *fn, th_tensor *dst, const th_tensor *src,
     return TH_OK;
 }
 
-static th_tensor *th__repeat(const char *fn, th_tensor *out, const th_tensor *t, int ndim, const int64_t *repeats)
+TH__MAYBE_UNUSED static th_tensor *th__repeat(const char *fn, th_tensor *out, const th_tensor *t, int ndim, const int64_t *repeats)
 {
     if (th__shape_check_input(fn, t, "tensor")) return NULL;
     if (ndim < t->ndim || ndim > TH_MAX_DIMS) {

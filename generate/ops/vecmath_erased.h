@@ -39,7 +39,7 @@ enum { TH__SIMD_BASELINE = 0, TH__SIMD_AVX2 = 1, TH__SIMD_AVX512 = 2 };
 #endif
 
 /* The best level this CPU (and its OS, which must save the wider registers) supports. */
-static int th__simd_best(void)
+TH__MAYBE_UNUSED static int th__simd_best(void)
 {
 #ifdef TH__VEC_X86
     __builtin_cpu_init();
@@ -400,33 +400,33 @@ TH__VEC_INLINE void th__vec_rows_f64(int op, double *restrict out, const double 
     }
 }
 
-static TH__HOT void th__vec_f32_baseline(int op, float *restrict out, const float *restrict in, int64_t n)
+TH__MAYBE_UNUSED static TH__HOT void th__vec_f32_baseline(int op, float *restrict out, const float *restrict in, int64_t n)
 {
     th__vec_rows_f32(op, out, in, n, false);
 }
 
-static TH__HOT void th__vec_f64_baseline(int op, double *restrict out, const double *restrict in, int64_t n)
+TH__MAYBE_UNUSED static TH__HOT void th__vec_f64_baseline(int op, double *restrict out, const double *restrict in, int64_t n)
 {
     th__vec_rows_f64(op, out, in, n, false);
 }
 
 #ifdef TH__VEC_X86
-static TH__HOT TH__VEC_AVX2 void th__vec_f32_avx2(int op, float *restrict out, const float *restrict in, int64_t n)
+TH__MAYBE_UNUSED static TH__HOT TH__VEC_AVX2 void th__vec_f32_avx2(int op, float *restrict out, const float *restrict in, int64_t n)
 {
     th__vec_rows_f32(op, out, in, n, true);
 }
 
-static TH__HOT TH__VEC_AVX2 void th__vec_f64_avx2(int op, double *restrict out, const double *restrict in, int64_t n)
+TH__MAYBE_UNUSED static TH__HOT TH__VEC_AVX2 void th__vec_f64_avx2(int op, double *restrict out, const double *restrict in, int64_t n)
 {
     th__vec_rows_f64(op, out, in, n, true);
 }
 
-static TH__HOT TH__VEC_AVX512 void th__vec_f32_avx512(int op, float *restrict out, const float *restrict in, int64_t n)
+TH__MAYBE_UNUSED static TH__HOT TH__VEC_AVX512 void th__vec_f32_avx512(int op, float *restrict out, const float *restrict in, int64_t n)
 {
     th__vec_rows_f32(op, out, in, n, true);
 }
 
-static TH__HOT TH__VEC_AVX512 void th__vec_f64_avx512(int op, double *restrict out, const double *restrict in,
+TH__MAYBE_UNUSED static TH__HOT TH__VEC_AVX512 void th__vec_f64_avx512(int op, double *restrict out, const double *restrict in,
                                                        int64_t n)
 {
     th__vec_rows_f64(op, out, in, n, true);
@@ -439,7 +439,7 @@ static TH__HOT TH__VEC_AVX512 void th__vec_f64_avx512(int op, double *restrict o
  * arrays (clang vectorises an in-place loop only behind an overlap check that in-place rows fail). */
 enum { TH__VEC_CHUNK = 1024 };
 
-static void th__vec_f32_level(int level, int op, float *out, const float *in, int64_t n)
+TH__MAYBE_UNUSED static void th__vec_f32_level(int level, int op, float *out, const float *in, int64_t n)
 {
     switch (level) {
 #ifdef TH__VEC_X86
@@ -450,7 +450,7 @@ static void th__vec_f32_level(int level, int op, float *out, const float *in, in
     }
 }
 
-static void th__vec_f64_level(int level, int op, double *out, const double *in, int64_t n)
+TH__MAYBE_UNUSED static void th__vec_f64_level(int level, int op, double *out, const double *in, int64_t n)
 {
     switch (level) {
 #ifdef TH__VEC_X86
