@@ -488,6 +488,11 @@ TH_FOREACH_DTYPE(TH__X)
 #define TH__WHEN_FLOATLIKE_TH_KIND_INT(...)
 #define TH__WHEN_FLOATLIKE_TH_KIND_FLOAT(...) __VA_ARGS__
 #define TH__WHEN_FLOATLIKE_TH_KIND_COMPLEX(...) __VA_ARGS__
+#define TH__WHEN_FLOAT_TH_KIND_BOOL(...)
+#define TH__WHEN_FLOAT_TH_KIND_UINT(...)
+#define TH__WHEN_FLOAT_TH_KIND_INT(...)
+#define TH__WHEN_FLOAT_TH_KIND_FLOAT(...) __VA_ARGS__
+#define TH__WHEN_FLOAT_TH_KIND_COMPLEX(...)
 #define TH__WHEN_ALL_TH_KIND_BOOL(...) __VA_ARGS__
 #define TH__WHEN_ALL_TH_KIND_UINT(...) __VA_ARGS__
 #define TH__WHEN_ALL_TH_KIND_INT(...) __VA_ARGS__
@@ -514,6 +519,12 @@ TH_FOREACH_DTYPE(TH__X)
 #define TH__X_SQRT(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(FLOATLIKE, sqrt, sfx, kind)
 #define TH__X_TANH(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(FLOATLIKE, tanh, sfx, kind)
 #define TH__X_SIGMOID(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(FLOATLIKE, sigmoid, sfx, kind)
+#define TH__X_SUM_ALL(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(NUM, sum_all, sfx, kind)
+#define TH__X_SUM_DIM(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(NUM, sum_dim, sfx, kind)
+#define TH__X_MEAN_ALL(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(FLOAT, mean_all, sfx, kind)
+#define TH__X_MEAN_DIM(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(FLOAT, mean_dim, sfx, kind)
+#define TH__X_MATMUL(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(NUM, matmul, sfx, kind)
+#define TH__X_MM(sfx, E, el, ac, kind, ...) TH__OP_ENTRY(NUM, mm, sfx, kind)
 
 /* The first association is never chosen; it lets every stamped dtype add ", type: function". */
 #define TH__DISPATCH(t, X) _Generic((t), struct th__not_a_tensor * : 0 TH_FOREACH_DTYPE(X))
@@ -567,6 +578,12 @@ TH_FOREACH_DTYPE(TH__X)
 #define th_sqrt(a) TH__DISPATCH(a, TH__X_SQRT)(a)
 #define th_tanh(a) TH__DISPATCH(a, TH__X_TANH)(a)
 #define th_sigmoid(a) TH__DISPATCH(a, TH__X_SIGMOID)(a)
+#define th_sum_all(a) TH__DISPATCH(a, TH__X_SUM_ALL)(a)
+#define th_sum_dim(a, dim, keepdim) TH__DISPATCH(a, TH__X_SUM_DIM)(a, dim, keepdim)
+#define th_mean_all(a) TH__DISPATCH(a, TH__X_MEAN_ALL)(a)
+#define th_mean_dim(a, dim, keepdim) TH__DISPATCH(a, TH__X_MEAN_DIM)(a, dim, keepdim)
+#define th_matmul(a, b) TH__DISPATCH(a, TH__X_MATMUL)(a, b)
+#define th_mm(a, b) TH__DISPATCH(a, TH__X_MM)(a, b)
 #endif /* !__cplusplus */
 
 #endif /* TENSOR_H */

@@ -427,7 +427,7 @@ static void test_binary_floating(void)
     CHECK(memcmp(th_bool_data(big), want_big, 12) == 0);
     /* complex: arithmetic and equality. */
     th_c64_tensor *z = th_c64_full(1, SZ(2), 0);
-    th_c64_data(z)[0] = CMPLXF(1.0f, 2.0f);
+    th_c64_data(z)[0] = 1.0f + 2.0f * I;
     th_c64_tensor *zz = th_c64_mul(z, z), *ze = th_c64_exp(z);
     th_bool_tensor *zq = th_c64_eq(z, zz);
     CHECK(crealf(th_c64_data(zz)[0]) == -3.0f && cimagf(th_c64_data(zz)[0]) == 4.0f);
@@ -651,6 +651,20 @@ static void test_generic_front_end(void)
     th_bool_tensor *lt = th_lt(b, ab);
     CHECK(th_f32_data(s)[0] == 4.0f && th_i32_data(ab)[1] == 5 && close_f64(th_f64_data(e)[2], exp(1.0), 2) &&
           th_bool_data(lt)[0]);
+    th_f32_tensor *m = th_f32_full(2, SZ(2, 3), 1.5f);
+    th_f32_tensor *mt = th_f32_transpose(m, 0, 1);
+    th_f32_tensor *prod = th_matmul(m, mt), *total = th_sum_all(prod), *rows = th_sum_dim(m, 1, false);
+    th_i32_tensor *isum = th_sum_all(b);
+    th_f64_tensor *mean = th_mean_all(c);
+    CHECK(th_f32_data(prod)[0] == 3 * 2.25f && th_f32_data(total)[0] == 4 * 3 * 2.25f &&
+          th_f32_data(rows)[1] == 4.5f && th_i32_data(isum)[0] == -15 && th_f64_data(mean)[0] == 1.0);
+    th_release(m);
+    th_release(mt);
+    th_release(prod);
+    th_release(total);
+    th_release(rows);
+    th_release(isum);
+    th_release(mean);
     th_release(s);
     th_release(ab);
     th_release(e);
