@@ -11,6 +11,9 @@
 
 #include <math.h>
 #include <sys/mman.h>
+#ifndef BENCH_NO_CBLAS
+#include <cblas.h> /* run.sh links OpenBLAS, or defines BENCH_NO_CBLAS where it has none */
+#endif
 
 /* Compile-time sizes: gcc -O2 vectorises only loops whose trip count it knows divides evenly, and the
  * limits should be the best plain C does. */
@@ -237,6 +240,93 @@ static void op_tanh_vm(void)
 }
 #endif
 
+/* ---- read-only sums of SQUARE x SQUARE floats ---- */
+
+/* Element i is i % 2, as in every peer: each partial sum is an integer below 2^24, so every summation
+ * order gives the exact result (8388608 in all, 0 or 4096 per column, 2048 per row) and the checks are
+ * exact. The values do not change the speed. */
+static float *sum_data;
+static volatile double sum_sink;
+
+/* bench_reduce.c's two yardsticks: one float accumulator (each add waits for the last), and 8 independent
+ * ones, which gcc -O2 turns into vector adds: the read-only loop at memory speed, the limit of the rows. */
+static float sum_plain_range(const float *x, size_t n)
+{
+    float s = 0;
+    for (size_t i = 0; i < n; i++) s += x[i];
+    return s;
+}
+
+static float sum_acc8_block(const float *x)
+{
+    float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (size_t i = 0; i < BLOCK; i += 8)
+        for (int k = 0; k < 8; k++) acc[k] += x[i + k];
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+static double sum_acc8_all(void)
+{
+    if (nthreads <= 1) {
+        float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (size_t i = 0; i < SQUARE_N; i += 8)
+            for (int k = 0; k < 8; k++) acc[k] += sum_data[i + k];
+        return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    }
+    double total = 0;
+#pragma omp parallel for num_threads(nthreads) schedule(static) reduction(+ : total)
+    for (size_t k = 0; k < SQUARE_N / BLOCK; k++) total += sum_acc8_block(sum_data + k * BLOCK);
+    return total;
+}
+
+static double sum_plain_all(void)
+{
+    if (nthreads <= 1) return sum_plain_range(sum_data, SQUARE_N);
+    double total = 0;
+#pragma omp parallel for num_threads(nthreads) schedule(static) reduction(+ : total)
+    for (int t = 0; t < nthreads; t++)
+        total += sum_plain_range(sum_data + SQUARE_N * (size_t)t / (size_t)nthreads,
+                                 SQUARE_N * (size_t)(t + 1) / (size_t)nthreads - SQUARE_N * (size_t)t / (size_t)nthreads);
+    return total;
+}
+
+static void op_sum_acc8(void) { sum_sink = sum_acc8_all(); }
+static void op_sum_plain(void) { sum_sink = sum_plain_all(); }
+
+/* ---- matrix products: cblas_sgemm called directly, into a preallocated C ---- */
+
+#ifndef BENCH_NO_CBLAS
+static float *mm_a[2], *mm_b[2], *mm_c[2];
+static const int mm_n[2] = {1024, 2048};
+
+static void sgemm(int k)
+{
+    const int n = mm_n[k];
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, mm_a[k], n, mm_b[k], n, 0.0f, mm_c[k], n);
+    bench_escape(mm_c[k]);
+}
+
+static void op_sgemm_1024(void) { sgemm(0); }
+static void op_sgemm_2048(void) { sgemm(1); }
+
+/* The operands as bench_th.c fills them. */
+static void setup_sgemm(void)
+{
+    for (int k = 0; k < 2; k++) {
+        size_t nn = (size_t)mm_n[k] * (size_t)mm_n[k];
+        mm_a[k] = huge_alloc(nn * sizeof(float));
+        mm_b[k] = huge_alloc(nn * sizeof(float));
+        mm_c[k] = huge_alloc(nn * sizeof(float));
+        BENCH_CHECK(mm_a[k] && mm_b[k] && mm_c[k]);
+        for (size_t i = 0; i < nn; i++) {
+            mm_a[k][i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+            mm_b[k][i] = (float)((i * 104729) % 1000) / 1000.0f - 0.5f;
+        }
+        memset(mm_c[k], 0, nn * sizeof(float));
+    }
+}
+#endif
+
 /* A 4-element add into a new tensor is at least a header, a data block and the four adds. */
 static float tiny_a[4] = {1, 2, 3, 4}, tiny_b[4] = {10, 20, 30, 40};
 
@@ -312,6 +402,34 @@ static void verify_math(void)
     free(h);
 }
 
+/* The sums exactly (see sum_data); sgemm entries against double dot products. */
+static void verify_sum_sgemm(int matmul)
+{
+    sum_data = huge_alloc(SQUARE_N * sizeof(float));
+    BENCH_CHECK(sum_data);
+    for (size_t i = 0; i < SQUARE_N; i++) sum_data[i] = (float)(i % 2);
+    BENCH_CHECK(sum_acc8_all() == 8388608.0);
+    BENCH_CHECK(sum_plain_all() == 8388608.0);
+#ifndef BENCH_NO_CBLAS
+    if (!matmul) return;
+    for (int k = 0; k < 2; k++) {
+        const size_t n = (size_t)mm_n[k];
+        sgemm(k);
+        for (size_t i = 0; i < n; i += 131)
+            for (size_t j = 0; j < n; j += 137) {
+                double dot = 0, mag = 0;
+                for (size_t p = 0; p < n; p++) {
+                    dot += (double)mm_a[k][i * n + p] * mm_b[k][p * n + j];
+                    mag += fabs((double)mm_a[k][i * n + p] * mm_b[k][p * n + j]);
+                }
+                BENCH_CHECK(fabs(mm_c[k][i * n + j] - dot) <= 1e-4 * mag + 1e-6);
+            }
+    }
+#else
+    (void)matmul;
+#endif
+}
+
 static void setup(void)
 {
     square = huge_alloc(SQUARE_N * sizeof(float));
@@ -360,6 +478,12 @@ static const bench_entry entries[] = {
     {"exp_vm", NULL, op_exp_vm},
     {"tanh_vm", NULL, op_tanh_vm},
 #endif
+    {"sum_acc8", NULL, op_sum_acc8},
+    {"sum_plain", NULL, op_sum_plain},
+#ifndef BENCH_NO_CBLAS
+    {"sgemm_1024", NULL, op_sgemm_1024},
+    {"sgemm_2048", NULL, op_sgemm_2048},
+#endif
 };
 
 int main(int argc, char **argv)
@@ -369,7 +493,14 @@ int main(int argc, char **argv)
     static const char *const math_keys[] = {"tiny_add", "add_malloc", "add_huge", "add_warm", "bcast_warm",
                                             "exp_libm", "tanh_libm", "exp_vm", "tanh_vm", NULL};
     setup();
+    static const char *const sum_keys[] = {"sum_acc8", "sum_plain", "sgemm_1024", "sgemm_2048", NULL};
+    static const char *const sgemm_keys[] = {"sgemm_1024", "sgemm_2048", NULL};
     if (wants_any(argc, argv, math_keys)) verify_math();
+    int matmul = wants_any(argc, argv, sgemm_keys);
+#ifndef BENCH_NO_CBLAS
+    if (matmul) setup_sgemm();
+#endif
+    if (wants_any(argc, argv, sum_keys)) verify_sum_sgemm(matmul);
     /* Without AVX2 and FMA the libmvec rows are left out (n/a in the table), not an error. */
     int n = (int)(sizeof entries / sizeof entries[0]);
     const char *all[sizeof entries / sizeof entries[0] + 2];
@@ -392,6 +523,14 @@ int main(int argc, char **argv)
         argc = kept;
     }
     int status = bench_main(entries, n, argc, argv);
+#ifndef BENCH_NO_CBLAS
+    for (int k = 0; k < 2; k++) {
+        free(mm_c[k]);
+        free(mm_b[k]);
+        free(mm_a[k]);
+    }
+#endif
+    free(sum_data);
     free(xin);
     free(vec_b);
     free(warm_buffer);

@@ -108,6 +108,27 @@ def main():
         tiny = tiny_a + tiny_b
         assert tiny.dtype == np.float32 and tiny[0] == 11 and tiny[3] == 44
 
+    # Sums of element i = i % 2 (exact in float in any order: see bench_limits.c) and matrix products into a
+    # preallocated out, as cblas_sgemm writes its C (NumPy calls its BLAS: OPENBLAS_NUM_THREADS threads).
+    sum_in = None
+    if any(wanted(k) for k in ("sum_all", "sum_dim0", "sum_dim1")):
+        sum_in = (np.arange(SQUARE * SQUARE, dtype=np.int64) % 2).astype(np.float32).reshape(SQUARE, SQUARE)
+        assert sum_in.sum() == 8388608
+        assert np.array_equal(sum_in.sum(axis=0), (np.arange(SQUARE) % 2) * 4096.0)
+        assert np.all(sum_in.sum(axis=1) == 2048)
+    mm = {}
+    for n in (1024, 2048):
+        if not wanted(f"matmul_{n}"):
+            continue
+        idx = np.arange(n * n, dtype=np.int64)
+        a = (((idx * 7919) % 1000).astype(np.float32) / np.float32(1000) - np.float32(0.5)).reshape(n, n)
+        b = (((idx * 104729) % 1000).astype(np.float32) / np.float32(1000) - np.float32(0.5)).reshape(n, n)
+        c = np.zeros((n, n), np.float32)
+        np.matmul(a, b, out=c)
+        a64, b64 = a.astype(np.float64), b.astype(np.float64)
+        assert np.all(np.abs(c - a64 @ b64) <= 1e-4 * (np.abs(a64) @ np.abs(b64)) + 1e-6)
+        mm[n] = (a, b, c)
+
     env = {"np": np, "a": small_t, "shape23": (2, 3), "shape64": (6, 4), "f32": np.float32,
            "ta": tiny_a, "tb": tiny_b}
     small("loop_overhead", "pass", env)
@@ -128,6 +149,11 @@ def main():
     big("add_bcast", lambda: np.add(bcol, brow, out=bout))
     big("exp_out", lambda: np.exp(xin, out=vec_out))
     big("tanh_out", lambda: np.tanh(xin, out=vec_out))
+    big("sum_all", lambda: sum_in.sum())
+    big("sum_dim0", lambda: sum_in.sum(axis=0))
+    big("sum_dim1", lambda: sum_in.sum(axis=1))
+    for n, (a, b, c) in mm.items():
+        big(f"matmul_{n}", lambda a=a, b=b, c=c: np.matmul(a, b, out=c))
 
 
 if __name__ == "__main__":

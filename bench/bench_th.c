@@ -1,5 +1,7 @@
 /* bench_th.c: tensor.h's side of the benchmark. Links against th_impl.c, the one implementation TU, as a
- * real program would: every library call here is an ordinary call into another translation unit. */
+ * real program would: every library call here is an ordinary call into another translation unit. run.sh
+ * builds th_impl.c with -DTH_USE_CBLAS and links OpenBLAS where it has them (matrix products through
+ * CBLAS, as Meson's default build does); otherwise matmul runs tensor.h's built-in kernel. */
 #define _POSIX_C_SOURCE 200809L
 #include "bench_common.h"
 #include "tensor.h"
@@ -19,6 +21,9 @@ static th_f32_tensor *bcol;    /* (SQUARE, 1), element i = i */
 static th_f32_tensor *brow;    /* (1, SQUARE), element j = (j % 100) / 4 */
 static th_f32_tensor *bout;    /* (SQUARE, SQUARE): the out of add_bcast */
 static th_f32_tensor *tiny_a, *tiny_b; /* 4 elements each */
+static th_f32_tensor *sum_in;  /* (SQUARE, SQUARE), element i = i % 2 (see bench_limits.c): what the sums sum */
+static th_f32_tensor *mm_a[2], *mm_b[2], *mm_c[2]; /* 1024^2 and 2048^2: matmul operands and out */
+static const int64_t mm_n[2] = {1024, 2048};
 
 /* ---- small ops ---- */
 
@@ -155,6 +160,30 @@ static void op_tanh_out(void)
     bench_escape(vec_out);
 }
 
+/* Sums of a 4096x4096 float32 tensor; the result (a scalar or 4096 values) is new. */
+static void op_sum_all(void)
+{
+    th_f32_tensor *s = th_f32_sum_all(sum_in);
+    BENCH_CHECK(s != NULL);
+    bench_escape(s);
+    th_f32_release(s);
+}
+
+static void sum_dim(int dim)
+{
+    th_f32_tensor *s = th_f32_sum_dim(sum_in, dim, false);
+    BENCH_CHECK(s != NULL);
+    bench_escape(s);
+    th_f32_release(s);
+}
+
+static void op_sum_dim0(void) { sum_dim(0); }
+static void op_sum_dim1(void) { sum_dim(1); }
+
+/* Matrix products into a preallocated out, as cblas_sgemm writes into its C. */
+static void op_matmul_1024(void) { BENCH_CHECK(th_f32_matmul_out(mm_c[0], mm_a[0], mm_b[0]) == 0); }
+static void op_matmul_2048(void) { BENCH_CHECK(th_f32_matmul_out(mm_c[1], mm_a[1], mm_b[1]) == 0); }
+
 /* ---- setup and a check that every op computes what it claims to ---- */
 
 static void setup(void)
@@ -187,6 +216,32 @@ static void setup(void)
     for (int64_t i = 0; i < SQUARE; i++) br[i] = (float)(i % 100) / 4.0f;
     for (int i = 0; i < 4; i++) th_f32_data(tiny_a)[i] = (float)(i + 1);
     for (int i = 0; i < 4; i++) th_f32_data(tiny_b)[i] = (float)(10 * (i + 1));
+}
+
+/* The sums' input: only for the rows that use it. */
+static void setup_sum(void)
+{
+    sum_in = th_f32_empty(2, (const int64_t[]){SQUARE, SQUARE});
+    BENCH_CHECK(sum_in != NULL);
+    float *x = th_f32_data(sum_in);
+    for (int64_t i = 0; i < (int64_t)SQUARE * SQUARE; i++) x[i] = (float)(i % 2);
+}
+
+/* The matmul operands, as bench_linalg.c fills them: only for the rows that use them. */
+static void setup_matmul(void)
+{
+    for (int s = 0; s < 2; s++) {
+        const int64_t sz[2] = {mm_n[s], mm_n[s]};
+        mm_a[s] = th_f32_empty(2, sz);
+        mm_b[s] = th_f32_empty(2, sz);
+        mm_c[s] = th_f32_zeros(2, sz);
+        BENCH_CHECK(mm_a[s] && mm_b[s] && mm_c[s]);
+        float *a = th_f32_data(mm_a[s]), *b = th_f32_data(mm_b[s]);
+        for (int64_t i = 0; i < mm_n[s] * mm_n[s]; i++) {
+            a[i] = (float)((i * 7919) % 1000) / 1000.0f - 0.5f;
+            b[i] = (float)((i * 104729) % 1000) / 1000.0f - 0.5f;
+        }
+    }
 }
 
 /* Whether a float is within tol (relative) of the double-precision value. */
@@ -229,6 +284,38 @@ static void verify_math(void)
     c = th_f32_add(tiny_a, tiny_b);
     BENCH_CHECK(c && th_f32_numel(c) == 4 && th_f32_data(c)[0] == 11.0f && th_f32_data(c)[3] == 44.0f);
     th_f32_release(c);
+}
+
+/* The sums exactly (every partial sum of i % 2 is exact in float); matmul entries against double dot
+ * products. */
+static void verify_sum_matmul(int matmul)
+{
+    th_f32_tensor *s = th_f32_sum_all(sum_in);
+    BENCH_CHECK(s && th_f32_numel(s) == 1 && th_f32_data(s)[0] == 8388608.0f);
+    th_f32_release(s);
+    s = th_f32_sum_dim(sum_in, 0, false);
+    BENCH_CHECK(s && th_f32_numel(s) == SQUARE);
+    for (int64_t j = 0; j < SQUARE; j++) BENCH_CHECK(th_f32_data(s)[j] == (j % 2 ? 4096.0f : 0.0f));
+    th_f32_release(s);
+    s = th_f32_sum_dim(sum_in, 1, false);
+    BENCH_CHECK(s && th_f32_numel(s) == SQUARE);
+    for (int64_t i = 0; i < SQUARE; i++) BENCH_CHECK(th_f32_data(s)[i] == 2048.0f);
+    th_f32_release(s);
+    if (!matmul) return;
+    for (int k = 0; k < 2; k++) {
+        const int64_t n = mm_n[k];
+        BENCH_CHECK(th_f32_matmul_out(mm_c[k], mm_a[k], mm_b[k]) == 0);
+        const float *a = th_f32_data(mm_a[k]), *b = th_f32_data(mm_b[k]), *cc = th_f32_data(mm_c[k]);
+        for (int64_t i = 0; i < n; i += 131)
+            for (int64_t j = 0; j < n; j += 137) {
+                double dot = 0, mag = 0;
+                for (int64_t p = 0; p < n; p++) {
+                    dot += (double)a[i * n + p] * b[p * n + j];
+                    mag += fabs((double)a[i * n + p] * b[p * n + j]);
+                }
+                BENCH_CHECK(fabs(cc[i * n + j] - dot) <= 1e-4 * mag + 1e-6);
+            }
+    }
 }
 
 static void verify(void)
@@ -281,6 +368,11 @@ static const bench_entry entries[] = {
     {"add_bcast", NULL, op_add_bcast},
     {"exp_out", NULL, op_exp_out},
     {"tanh_out", NULL, op_tanh_out},
+    {"sum_all", NULL, op_sum_all},
+    {"sum_dim0", NULL, op_sum_dim0},
+    {"sum_dim1", NULL, op_sum_dim1},
+    {"matmul_1024", NULL, op_matmul_1024},
+    {"matmul_2048", NULL, op_matmul_2048},
 };
 
 int main(int argc, char **argv)
@@ -292,8 +384,22 @@ int main(int argc, char **argv)
     static const char *const math_keys[] = {"tiny_add", "add_new", "add_out", "add_bcast", "exp_out", "tanh_out", NULL};
     setup();
     verify();
+    static const char *const sum_keys[] = {"sum_all", "sum_dim0", "sum_dim1", "matmul_1024", "matmul_2048", NULL};
+    static const char *const matmul_keys[] = {"matmul_1024", "matmul_2048", NULL};
     if (wants_any(argc, argv, math_keys)) verify_math();
+    int matmul = wants_any(argc, argv, matmul_keys);
+    if (matmul) setup_matmul();
+    if (wants_any(argc, argv, sum_keys)) {
+        setup_sum();
+        verify_sum_matmul(matmul);
+    }
     int status = bench_main(entries, (int)(sizeof entries / sizeof entries[0]), argc, argv);
+    for (int k = 0; k < 2; k++) {
+        th_f32_release(mm_c[k]); /* NULL when the matmul rows did not run */
+        th_f32_release(mm_b[k]);
+        th_f32_release(mm_a[k]);
+    }
+    th_f32_release(sum_in);
     th_f32_release(tiny_b);
     th_f32_release(tiny_a);
     th_f32_release(bout);

@@ -154,6 +154,30 @@ int main(int argc, char **argv)
         check(t.numel() == 4 && t[0].item<float>() == 11.0f && t[3].item<float>() == 44.0f, "tiny_add");
     }
 
+    // Sums of element i = i % 2 (exact in float in any order: see bench_limits.c) and matrix products into
+    // a preallocated out, as cblas_sgemm writes its C; set up only for the rows that use them.
+    torch::Tensor sum_in, mm_a[2], mm_b[2], mm_c[2];
+    const int64_t mm_n[2] = {1024, 2048};
+    if (wanted("sum_all") || wanted("sum_dim0") || wanted("sum_dim1")) {
+        sum_in = torch::arange(kSquare * kSquare, torch::kInt64).remainder(2).to(torch::kFloat32).view({kSquare, kSquare});
+        check(sum_in.sum().item<float>() == 8388608.0f, "sum_all");
+        torch::Tensor cols = torch::arange(kSquare, torch::kInt64).remainder(2).to(torch::kFloat32) * 4096.0f;
+        check(torch::equal(sum_in.sum(0), cols), "sum_dim0");
+        check(torch::equal(sum_in.sum(1), torch::full({kSquare}, 2048.0f)), "sum_dim1");
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!wanted(k ? "matmul_2048" : "matmul_1024")) continue;
+        int64_t n = mm_n[k];
+        torch::Tensor idx = torch::arange(n * n, torch::kInt64);
+        mm_a[k] = ((idx * 7919).remainder(1000).to(torch::kFloat32) / 1000.0f - 0.5f).view({n, n});
+        mm_b[k] = ((idx * 104729).remainder(1000).to(torch::kFloat32) / 1000.0f - 0.5f).view({n, n});
+        mm_c[k] = torch::zeros({n, n});
+        at::mm_out(mm_c[k], mm_a[k], mm_b[k]);
+        torch::Tensor want = at::mm(mm_a[k].to(torch::kFloat64), mm_b[k].to(torch::kFloat64));
+        torch::Tensor mag = at::mm(mm_a[k].to(torch::kFloat64).abs(), mm_b[k].to(torch::kFloat64).abs());
+        check(((mm_c[k].to(torch::kFloat64) - want).abs() <= 1e-4 * mag + 1e-6).all().item<bool>(), "matmul");
+    }
+
     small("create", [] {
         torch::Tensor t = torch::empty({2, 3}, torch::kFloat32);
         escape(t.unsafeGetTensorImpl());
@@ -218,6 +242,26 @@ int main(int argc, char **argv)
     big("tanh_out", [&] {
         at::tanh_out(vec_out, xin);
         escape(vec_out.data_ptr());
+    });
+    big("sum_all", [&] {
+        torch::Tensor r = sum_in.sum();
+        escape(r.data_ptr());
+    });
+    big("sum_dim0", [&] {
+        torch::Tensor r = sum_in.sum(0);
+        escape(r.data_ptr());
+    });
+    big("sum_dim1", [&] {
+        torch::Tensor r = sum_in.sum(1);
+        escape(r.data_ptr());
+    });
+    big("matmul_1024", [&] {
+        at::mm_out(mm_c[0], mm_a[0], mm_b[0]);
+        escape(mm_c[0].data_ptr());
+    });
+    big("matmul_2048", [&] {
+        at::mm_out(mm_c[1], mm_a[1], mm_b[1]);
+        escape(mm_c[1].data_ptr());
     });
     return 0;
 }

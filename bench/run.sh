@@ -61,9 +61,32 @@ else
     say "$CC has no -fopenmp: the math rows of every thread count run on one thread in tensor.h and C"
 fi
 rm -f "$build/omp_probe"
-say "building the C benchmarks ($CC ${cflags[*]} ${omp[*]})"
-"$CC" "${cflags[@]}" "${omp[@]}" -c "$here/th_impl.c" -o "$build/th_impl.o" &&
-    "$CC" "${cflags[@]}" "${omp[@]}" "$here/bench_th.c" "$build/th_impl.o" -lm -o "$build/bench_th" || {
+[ ${#omp[@]} -eq 0 ] && cflags+=(-Wno-unknown-pragmas)
+# CBLAS (OpenBLAS): tensor.h's matrix products call it when th_impl.c is built with TH_USE_CBLAS, as Meson's
+# default build does where it finds OpenBLAS; the matmul limit is cblas_sgemm called directly. Without it
+# tensor.h's matmul runs its built-in kernel and the limit is n/a.
+blas_cflags=() blas_libs=()
+if pkg-config --exists openblas 2>/dev/null; then
+    read -r -a blas_cflags <<<"$(pkg-config --cflags openblas)"
+    read -r -a blas_libs <<<"$(pkg-config --libs openblas)"
+else
+    blas_libs=(-lopenblas)
+fi
+have_blas=0
+if printf '#include <cblas.h>\nint main(void) { float a = 1, b = 1, c = 0; cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 1, 1, 1, 1.0f, &a, 1, &b, 1, 0.0f, &c, 1); return c != 1; }\n' |
+    "$CC" -std=c11 "${blas_cflags[@]}" -x c - "${blas_libs[@]}" -o "$build/blas_probe" >/dev/null 2>&1 &&
+    "$build/blas_probe"; then
+    have_blas=1
+    th_blas=(-DTH_USE_CBLAS "${blas_cflags[@]}")
+else
+    say "no CBLAS (OpenBLAS: libopenblas-dev): tensor.h's matmul runs its built-in kernel; cblas_sgemm is n/a"
+    blas_cflags=() blas_libs=() th_blas=()
+fi
+rm -f "$build/blas_probe"
+say "building the C benchmarks ($CC ${cflags[*]} ${omp[*]} ${th_blas[*]})"
+"$CC" "${cflags[@]}" "${omp[@]}" "${th_blas[@]}" -c "$here/th_impl.c" -o "$build/th_impl.o" &&
+    "$CC" "${cflags[@]}" "${omp[@]}" "$here/bench_th.c" "$build/th_impl.o" "${blas_libs[@]}" -lm \
+        -o "$build/bench_th" || {
     say "error: tensor.h's benchmark does not build"
     exit 1
 }
@@ -87,13 +110,15 @@ else
     say "limits_vecmath.c does not build with ${vm_flags[*]} (see $build/vecmath_build.log): the libmvec rows are n/a"
 fi
 have_limits=1
+limits_blas=("${blas_cflags[@]}")
+[ "$have_blas" = 1 ] || limits_blas=(-DBENCH_NO_CBLAS)
 if [ "$vecmath" != none ]; then
-    "$CC" "${cflags[@]}" "${omp[@]}" "$here/bench_limits.c" "$build/limits_vecmath.o" -lmvec -lm \
-        -o "$build/bench_limits" || vecmath=none
+    "$CC" "${cflags[@]}" "${omp[@]}" "${limits_blas[@]}" "$here/bench_limits.c" "$build/limits_vecmath.o" -lmvec \
+        "${blas_libs[@]}" -lm -o "$build/bench_limits" || vecmath=none
 fi
 if [ "$vecmath" = none ]; then
-    "$CC" "${cflags[@]}" "${omp[@]}" -DBENCH_NO_VECMATH "$here/bench_limits.c" -lm -o "$build/bench_limits" ||
-        have_limits=0
+    "$CC" "${cflags[@]}" "${omp[@]}" "${limits_blas[@]}" -DBENCH_NO_VECMATH "$here/bench_limits.c" \
+        "${blas_libs[@]}" -lm -o "$build/bench_limits" || have_limits=0
 fi
 
 # libtorch takes a minute to compile against: rebuild only when the source is newer than the binary.
@@ -157,7 +182,8 @@ run_peer() {
     local round=$1 peer=$2 nthreads=$3 prefix=$4
     shift 4
     local out
-    if out=$(OMP_NUM_THREADS=$nthreads BENCH_NTHREADS=$nthreads "${pin[@]}" "$@" 2>"$build/$peer.err"); then
+    if out=$(OMP_NUM_THREADS=$nthreads OPENBLAS_NUM_THREADS=$nthreads MKL_NUM_THREADS=$nthreads \
+        BENCH_NTHREADS=$nthreads "${pin[@]}" "$@" 2>"$build/$peer.err"); then
         printf '%s\n' "$out" | awk -v r="$round" -v p="$peer" -v x="$prefix" 'NF == 4 { print r, p, x $0 }' >>"$results"
     else
         say "$peer failed (see $build/$peer.err)"
@@ -173,12 +199,15 @@ groups=(
     "convert_f64|convert_malloc convert_huge convert_warm"
     "ones|ones_malloc ones_huge ones_warm"
 )
-# The elementwise math rows run once per BENCH_THREADS count, their keys prefixed "t<count>.".
+# The math rows run once per BENCH_THREADS count, their keys prefixed "t<count>.". A third field "blas"
+# says NumPy has threads there too (its BLAS: OPENBLAS_NUM_THREADS), so it runs at every count.
 math_groups=(
     "add_new add_out|add_malloc add_huge add_warm"
     "add_bcast|bcast_warm"
     "exp_out|exp_vm exp_libm"
     "tanh_out|tanh_vm tanh_libm"
+    "sum_all sum_dim0 sum_dim1|sum_acc8 sum_plain"
+    "matmul_1024 matmul_2048|sgemm_1024 sgemm_2048|blas"
 )
 peers=(th)
 [ "$have_limits" = 1 ] && peers+=(c)
@@ -188,7 +217,8 @@ peers=(th)
 # run_group ROUND GROUP THREADS PREFIX: one group of rows through every peer in turn.
 run_group() {
     local round=$1 group=$2 nthreads=$3 prefix=$4
-    local keys=${group%|*} c_keys=${group#*|} i peer
+    local keys c_keys flag i peer
+    IFS='|' read -r keys c_keys flag <<<"$group"
     # Each round starts with another peer, so none is always first after a change of group.
     for ((i = 0; i < ${#peers[@]}; i++)); do
         peer=${peers[(i + round - 1) % ${#peers[@]}]}
@@ -197,13 +227,17 @@ run_group() {
         c) run_peer "$round" c "$nthreads" "$prefix" "$build/bench_limits" $c_keys ;;
         torch) run_peer "$round" torch "$nthreads" "$prefix" "$build/bench_torch" $keys ;;
         numpy)
-            # NumPy has one thread whatever it is told: it runs the math rows once, as "t1.".
+            # NumPy has one thread whatever it is told (but for BLAS): it runs the math rows once, as "t1.".
+            if [ "$flag" = blas ]; then
+                run_peer "$round" numpy "$nthreads" "$prefix" "$PY" "$here/bench_numpy.py" $keys
+                continue
+            fi
             if [ -n "$prefix" ]; then
                 [ "$nthreads" = "${thread_counts[0]}" ] || continue
                 run_peer "$round" numpy 1 t1. "$PY" "$here/bench_numpy.py" $keys
                 continue
             fi
-            [ "$keys" = "${groups[0]%|*}" ] && keys="loop_overhead $keys"
+            [ "$group" = "${groups[0]}" ] && keys="loop_overhead $keys"
             run_peer "$round" numpy 1 "" "$PY" "$here/bench_numpy.py" $keys
             ;;
         esac
@@ -254,7 +288,7 @@ cell() { local v=${best[$1]:-}; if [ -n "$v" ]; then awk -v v="$v" 'BEGIN { prin
 
 # row LABEL TH_KEY TORCH_KEY NUMPY_KEY LIMIT_KEY TARGET
 #   TARGET is abs:N (tensor.h at most N), peer:MAX:NAME:KEY (tensor.h / KEY at most MAX),
-#   bw:MIN:KEY (tensor.h's bandwidth at least MIN of KEY's, for the same bytes: KEY / tensor.h >= MIN),
+#   frac:MIN:NAME:KEY (tensor.h's speed at least MIN of KEY's for the same work: KEY / tensor.h >= MIN),
 #   ratio:KEY (tensor.h / KEY shown, no target) or none. KEY is peer:key.
 fmt='| %-42s | %9s | %9s | %9s | %13s | %-18s | %-11s |\n'
 row() {
@@ -280,12 +314,13 @@ row() {
             met="n/a"
         fi
         ;;
-    bw:*)
-        local spec=${target#bw:}
-        local min=${spec%%:*} key=${spec#*:}
+    frac:*)
+        local spec=${target#frac:}
+        local min=${spec%%:*} rest=${spec#*:}
+        local name=${rest%%:*} key=${rest#*:}
         local ref=${best[$key]:-}
         if [ -n "$ours" ] && [ -n "$ref" ]; then
-            ratio=$(awk -v a="$ours" -v r="$ref" 'BEGIN { printf "%.0f%% of C bw", 100 * r / a }')
+            ratio=$(awk -v a="$ours" -v r="$ref" -v n="$name" 'BEGIN { printf "%.0f%% of %s", 100 * r / a, n }')
             met=$(awk -v a="$ours" -v r="$ref" -v m="$min" 'BEGIN { print(r / a >= m ? "yes" : "NO") " (>=" 100 * m "%)" }')
         else
             met="n/a"
@@ -337,12 +372,19 @@ row "tiny add 4 f32, new tensor+release (ns)" tiny_add tiny_add tiny_add tiny_ad
 for t in "${thread_counts[@]}"; do
     p=t$t. tl="$t thread$([ "$t" = 1 ] || echo s)"
     row "add 16M f32, new tensor, $tl (ms)" ${p}add_new ${p}add_new t1.add_new ${p}add peer:1.0:NumPy:numpy:t1.add_new
-    row "add 16M f32 into out, $tl (ms)" ${p}add_out ${p}add_out t1.add_out ${p}add_warm bw:0.9:c:${p}add_warm
+    row "add 16M f32 into out, $tl (ms)" ${p}add_out ${p}add_out t1.add_out ${p}add_warm "frac:0.9:C bw:c:${p}add_warm"
     row "add (4096,1)+(1,4096) out, $tl (ms)" ${p}add_bcast ${p}add_bcast t1.add_bcast ${p}bcast_warm \
         "peer:1.3:C loop:c:${p}bcast_warm"
     row "exp 16M f32 into out, $tl (ms)" ${p}exp_out ${p}exp_out t1.exp_out ${p}exp_vm peer:1.3:libmvec:c:${p}exp_vm
     row "tanh 16M f32 into out, $tl (ms)" ${p}tanh_out ${p}tanh_out t1.tanh_out ${p}tanh_vm \
         peer:1.3:libmvec:c:${p}tanh_vm
+    row "sum all 4096^2 f32, $tl (ms)" ${p}sum_all ${p}sum_all t1.sum_all ${p}sum_acc8 "peer:1.3:C sum:c:${p}sum_acc8"
+    row "sum dim 0 4096^2 f32, $tl (ms)" ${p}sum_dim0 ${p}sum_dim0 t1.sum_dim0 ${p}sum_acc8 "peer:1.3:C sum:c:${p}sum_acc8"
+    row "sum dim 1 4096^2 f32, $tl (ms)" ${p}sum_dim1 ${p}sum_dim1 t1.sum_dim1 ${p}sum_acc8 "peer:1.3:C sum:c:${p}sum_acc8"
+    row "matmul 1024^3 f32 into out, $tl (ms)" ${p}matmul_1024 ${p}matmul_1024 ${p}matmul_1024 ${p}sgemm_1024 \
+        frac:0.95:sgemm:c:${p}sgemm_1024
+    row "matmul 2048^3 f32 into out, $tl (ms)" ${p}matmul_2048 ${p}matmul_2048 ${p}matmul_2048 ${p}sgemm_2048 \
+        frac:0.95:sgemm:c:${p}sgemm_2048
 done
 row "compile: declarations-only TU (ms)" compile_decl compile_decl - compile_floor none
 row "compile: implementation TU (ms)" compile_impl - - compile_floor none
@@ -358,13 +400,21 @@ echo "libtorch compile = #include <torch/torch.h> with g++ -std=c++17 -O2 -c, on
 echo "math rows: tiny add = 2 malloc+free pairs and 4 adds; add new = C loop into fresh memory as above; add into"
 echo "out and broadcast add = C loops into a warm buffer; exp and tanh = the libmvec C loop (limits_vecmath.c,"
 echo "-O3 -ffast-math -mavx2 -mfma: $(case $vecmath in libmvec) echo "calls _ZGVdN8v_expf/_ZGVdN8v_tanhf, checked with objdump" ;; unverified) echo "libmvec calls not checked: no objdump" ;; *) echo "n/a" ;; esac)). NumPy is single-threaded:"
-echo "its 1-thread figure is in every thread count's rows. Targets with threads compare like with like."
+echo "its 1-thread figure is in every thread count's rows (but matmul, where its BLAS has the threads)."
+echo "sums = new result, limit the read-only C loop with 8 float accumulators (vectorised by -O2); matmul = into a"
+echo "preallocated out; tensor.h through CBLAS ($([ "$have_blas" = 1 ] && echo "OpenBLAS, TH_USE_CBLAS" || echo "n/a: built-in kernel")), limit cblas_sgemm called directly."
+gflops() { local v=${best[$2]:-}; if [ -n "$v" ]; then awk -v n="$1" -v v="$v" 'BEGIN { printf "%.1f", 2 * n * n * n / (v * 1e6) }'; else echo n/a; fi; }
 gbs() { local v=${best[$1]:-}; if [ -n "$v" ]; then awk -v v="$v" 'BEGIN { printf "%.1f", 3 * 4 * 16777216 / (v * 1e6) }'; else echo n/a; fi; }
 for t in "${thread_counts[@]}"; do
     p=t$t. tl="$t thread$([ "$t" = 1 ] || echo s)"
     echo "add into out, $tl, STREAM-style bandwidth (3 x 4 B x 16M / best time, GB/s): tensor.h $(gbs th:${p}add_out)," \
         "libtorch $(gbs torch:${p}add_out), NumPy $(gbs numpy:t1.add_out) (1 thread), C loop $(gbs c:${p}add_warm)"
     echo "plain -O2 libm C loop (scalar expf/tanhf, a reference), $tl: exp $(cell c:${p}exp_libm) ms, tanh $(cell c:${p}tanh_libm) ms"
+    echo "one-accumulator C sum loop (a reference), $tl: $(cell c:${p}sum_plain) ms"
+    echo "matmul GFLOP/s (2 n^3 / best time), $tl: 1024: tensor.h $(gflops 1024 th:${p}matmul_1024), libtorch" \
+        "$(gflops 1024 torch:${p}matmul_1024), NumPy $(gflops 1024 numpy:${p}matmul_1024), sgemm $(gflops 1024 c:${p}sgemm_1024);" \
+        "2048: tensor.h $(gflops 2048 th:${p}matmul_2048), libtorch $(gflops 2048 torch:${p}matmul_2048)," \
+        "NumPy $(gflops 2048 numpy:${p}matmul_2048), sgemm $(gflops 2048 c:${p}sgemm_2048)"
 done
 echo
 echo "all measurements (best / median of round medians):"
