@@ -44,6 +44,7 @@ export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 BENCH_NTHREADS
 mkdir -p "$build" || exit 1
 results=$build/results.txt
 : >"$results"
+: >"$build/failures.log"
 
 pin=()
 if [ -n "${BENCH_CPU:-}" ] && command -v taskset >/dev/null; then pin=(taskset -c "$BENCH_CPU"); fi
@@ -186,7 +187,10 @@ run_peer() {
         BENCH_NTHREADS=$nthreads "${pin[@]}" "$@" 2>"$build/$peer.err"); then
         printf '%s\n' "$out" | awk -v r="$round" -v p="$peer" -v x="$prefix" 'NF == 4 { print r, p, x $0 }' >>"$results"
     else
-        say "$peer failed (see $build/$peer.err)"
+        # Kept apart: the next run of the peer overwrites $peer.err.
+        local rc=$?
+        { echo "== round $round, $nthreads thread(s), exit status $rc: $*"; cat "$build/$peer.err"; } >>"$build/failures.log"
+        say "$peer failed with status $rc (see $build/failures.log)"
     fi
 }
 
