@@ -8,9 +8,11 @@ root=$(pwd)
 out=${TH_TEST_BUILD_DIR:-$root/build-tests}
 
 need=()
+# OpenBLAS is looked for by its pkg-config file: the netlib cblas.h of libblas-dev, which some images carry,
+# would otherwise hide its absence and leave the CBLAS path untested.
 for tool in meson:meson ninja:ninja-build gcc:gcc g++:g++ clang:clang valgrind:valgrind pkg-config:pkg-config \
             python3:python3 /usr/include/dlpack/dlpack.h:libdlpack-dev \
-            /usr/include/x86_64-linux-gnu/cblas.h:libopenblas-dev /usr/lib/llvm-14/lib/libomp.so:libomp-dev \
+            /usr/lib/x86_64-linux-gnu/pkgconfig/openblas.pc:libopenblas-dev /usr/lib/llvm-14/lib/libomp.so:libomp-dev \
             /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev; do
     what=${tool%%:*}
     if [ "${what:0:1}" = / ]; then [ -e "$what" ]; else command -v "$what" >/dev/null 2>&1; fi ||

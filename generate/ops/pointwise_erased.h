@@ -18,6 +18,28 @@ TH__MAYBE_UNUSED static bool th__ew_contiguous_same_shape(const th_tensor *t, in
     return th_tensor_is_contiguous(t);
 }
 
+/* Whether every input is a contiguous host tensor of one shape that lies inside its storage: then that
+ * shape is the result's, with no broadcasting to work out, and the inputs can be read as flat rows. This
+ * is the common case, and for tiny tensors the general checks cost more than the op itself. */
+TH__MAYBE_UNUSED static bool th__ew_plain_inputs(int nin, const th_tensor *const *in)
+{
+    const th_tensor *first = in[0];
+    if (!first) return false;
+    for (int i = 0; i < nin; i++) {
+        const th_tensor *t = in[i];
+        if (!t || t->ndim != first->ndim || !th_device_is_host(t->storage->device)) return false;
+        int64_t numel = 1;
+        for (int d = t->ndim - 1; d >= 0; d--) {
+            if (t->sizes[d] != first->sizes[d]) return false;
+            if (t->sizes[d] != 1 && t->strides[d] != numel) return false;
+            numel *= t->sizes[d];
+        }
+        /* th__check_fits for a contiguous tensor, without its division */
+        if (numel > 0 && (t->offset + numel) * (int64_t)th__elsize(t) > t->storage->nbytes) return false;
+    }
+    return true;
+}
+
 /* out = row(inputs...), elementwise, the inputs broadcast together. out NULL makes a new contiguous result
  * of out_dtype; otherwise out must have exactly the broadcast shape and out_dtype (an in-place op passes
  * its first input as out). Returns the result as a new reference, or NULL with the error recorded. */
@@ -26,14 +48,20 @@ TH__MAYBE_UNUSED static th_tensor *th__elementwise(const char *fn, th_tensor *ou
 {
     int ndim;
     int64_t sizes[TH_MAX_DIMS];
-    if (th__broadcast_shape(fn, nin, in, &ndim, sizes)) return NULL;
-    for (int i = 0; i < nin; i++) {
-        if (!th_device_is_host(in[i]->storage->device)) {
-            th__fail(TH_ERR_DEVICE, fn, "operand %d is on device type %d, which the host cannot touch", i + 1,
-                     (int)in[i]->storage->device.type);
-            return NULL;
+    const bool plain = th__ew_plain_inputs(nin, in);
+    if (plain) {
+        ndim = in[0]->ndim;
+        memcpy(sizes, in[0]->sizes, (size_t)ndim * sizeof sizes[0]);
+    } else {
+        if (th__broadcast_shape(fn, nin, in, &ndim, sizes)) return NULL;
+        for (int i = 0; i < nin; i++) {
+            if (!th_device_is_host(in[i]->storage->device)) {
+                th__fail(TH_ERR_DEVICE, fn, "operand %d is on device type %d, which the host cannot touch",
+                         i + 1, (int)in[i]->storage->device.type);
+                return NULL;
+            }
+            if (th__check_fits(fn, in[i])) return NULL;
         }
-        if (th__check_fits(fn, in[i])) return NULL;
     }
     bool fresh = out == NULL;
     th_tensor *result = th__result(fn, out, out_dtype, ndim, sizes);
@@ -45,9 +73,10 @@ TH__MAYBE_UNUSED static th_tensor *th__elementwise(const char *fn, th_tensor *ou
         return NULL;
     }
     th__iter it;
-    bool flat = th_tensor_is_contiguous(result);
+    /* A new result is contiguous and shares no memory with the inputs. */
+    bool flat = fresh || th_tensor_is_contiguous(result);
     for (int i = 0; flat && i < nin; i++)
-        flat = th__ew_contiguous_same_shape(in[i], ndim, sizes) &&
+        flat = (plain || th__ew_contiguous_same_shape(in[i], ndim, sizes)) &&
                (fresh || in[i]->storage != result->storage || th__same_layout(in[i], result));
     if (flat) {
         it.ndim = 1;
