@@ -1,7 +1,7 @@
 /* docs/examples/elementwise.c: the elementwise ops of docs/math.md, run by the test suite.
  *
  * Standardises the columns of a small table (x - mean) / scale with broadcasting, clips outliers with
- * where, and shows the three forms (new, _out, _inplace) and the integer division rules. */
+ * where, and shows the three forms (new, _out, _inplace), the integer division rules and the _Generic names. */
 #define TH_IMPLEMENTATION
 /* Only the dtypes this program uses are stamped: the implementation compiles several times faster. */
 #define TH_SELECT_DTYPES
@@ -54,10 +54,25 @@ int main(void)
     th_i32_tensor *q = th_i32_div_scalar(a, 2), *f = th_i32_floor_divide_scalar(a, 2);
     printf("-7 div 2 = %d, -7 floor_divide 2 = %d\n", th_i32_data(q)[0], th_i32_data(f)[0]);
     if (th_i32_div_scalar(a, 0) == NULL) printf("error, as documented: %s\n", th_last_error());
+    /* The _Generic names pick the dtype from the first tensor: th_mul here is th_f32_mul. Undoing the
+     * standardisation, z * scale + mean, gives the table back. */
+    th_f32_tensor *back = th_mul(z, s);
+    if (!back || th_add_inplace(back, m) != 0) {
+        fprintf(stderr, "undo: %s\n", th_last_error());
+        th_f32_release(back);
+        goto cleanup_ints;
+    }
+    th_bool_tensor *same = th_eq(back, x);
+    th_bool_tensor *all_same = th_all_all(same);
+    printf("z * scale + mean == x everywhere: %s\n", th_bool_data(all_same)[0] ? "yes" : "no");
     status = (th_f32_get(result, (const int64_t[]){1, 2}) == 0.9f && th_i32_data(q)[0] == -3 &&
-              th_i32_data(f)[0] == -4)
+              th_i32_data(f)[0] == -4 && th_bool_data(all_same)[0])
                  ? 0
                  : 1;
+    th_bool_release(all_same);
+    th_bool_release(same);
+    th_f32_release(back);
+cleanup_ints:
     th_i32_release(a);
     th_i32_release(q);
     th_i32_release(f);

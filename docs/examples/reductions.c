@@ -63,11 +63,25 @@ int main(void)
     printf("2-norm per student:\n");
     th_print(stdout, length);
 
+    /* _all_out writes into a 0-d tensor you own, here a slot of a results array; the _Generic name th_max_all
+     * picks th_f32_max_all from the argument's type. */
+    th_f32_tensor *results = need(th_f32_zeros(1, (int64_t[]){2}));
+    th_f32_tensor *slot = need(th_f32_select(results, 0, 1));
+    th_f32_tensor *top = need(th_max_all(scores));
+    if (th_f32_mean_all_out(slot, scores) != 0) need(NULL);
+    printf("mean of all %.2f, top score %.0f\n", (double)th_f32_data(results)[1], (double)th_f32_data(top)[0]);
+
     /* Errors are values, not crashes: the max over a dim of size 0 has no answer. */
     th_f32_tensor *empty = need(th_f32_empty(2, (int64_t[]){2, 0}));
     if (!th_f32_max_dim(empty, 1, false, NULL)) printf("as expected: %s\n", th_last_error());
 
-    int status = fabsf(th_f32_data(total)[0] - 920.0f) < 1e-3f && th_i64_data(who)[3] == 1 ? 0 : 1;
+    int status = fabsf(th_f32_data(total)[0] - 920.0f) < 1e-3f && th_i64_data(who)[3] == 1 &&
+                         fabsf(th_f32_data(results)[1] - 920.0f / 12) < 1e-3f && th_f32_data(top)[0] == 100.0f
+                     ? 0
+                     : 1;
+    th_f32_release(top);
+    th_f32_release(slot);
+    th_f32_release(results);
     th_f32_release(empty);
     th_f32_release(length);
     th_f32_release(running);

@@ -45,6 +45,15 @@ static inline real TH_PRIVATE(from_ct)(real x) { return x; }
 #elif defined(TH_REAL_IS_C128)
 #define TH__M(fn) __builtin_c##fn
 #endif
+#if defined(TH_REAL_IS_C64)
+#define TH__REAL_OF_COMPLEX float
+#define TH__RE(z) __builtin_crealf(z)
+#define TH__IM(z) __builtin_cimagf(z)
+#elif defined(TH_REAL_IS_C128)
+#define TH__REAL_OF_COMPLEX double
+#define TH__RE(z) __builtin_creal(z)
+#define TH__IM(z) __builtin_cimag(z)
+#endif
 
 #if !defined(TH_REAL_IS_COMPLEX)
 /* x < 0 and x != x (NaN) without the compiler's warnings for dtypes where they are always false. */
@@ -295,11 +304,84 @@ static inline bool TH_PRIVATE(isfinite_elem)(TH_PRIVATE(ct) x) { return x - x ==
 #include "unary_op.h"
 #endif
 
-#if defined(TH_REAL_IS_INTEGER)
+#if defined(TH_REAL_IS_INTEGER) || defined(TH_REAL_IS_BOOL)
 #ifndef TH__DECLARE_ONLY
+#if defined(TH_REAL_IS_BOOL)
+/* On bool, ~ is logical not (NumPy and PyTorch): flipping all eight bits would make an invalid bool. */
+static inline TH_PRIVATE(ct) TH_PRIVATE(bitwise_not_elem)(TH_PRIVATE(ct) x) { return !x; }
+#else
 static inline TH_PRIVATE(ct) TH_PRIVATE(bitwise_not_elem)(TH_PRIVATE(ct) x) { return (real)~(TH_PRIVATE(ut))x; }
 #endif
+#endif
 #define TH_OP bitwise_not
+#include "unary_op.h"
+#endif
+
+/* Integers are already whole and finite: rounding gives them back and the classifications are constant,
+ * so generic code can call these on any real dtype, as in NumPy and PyTorch. */
+#if defined(TH_REAL_IS_INTEGER)
+#ifndef TH__DECLARE_ONLY
+static inline TH_PRIVATE(ct) TH_PRIVATE(floor_elem)(TH_PRIVATE(ct) x) { return x; }
+static inline TH_PRIVATE(ct) TH_PRIVATE(ceil_elem)(TH_PRIVATE(ct) x) { return x; }
+static inline TH_PRIVATE(ct) TH_PRIVATE(round_elem)(TH_PRIVATE(ct) x) { return x; }
+static inline TH_PRIVATE(ct) TH_PRIVATE(trunc_elem)(TH_PRIVATE(ct) x) { return x; }
+static inline bool TH_PRIVATE(isnan_elem)(TH_PRIVATE(ct) x) { return (void)x, false; }
+static inline bool TH_PRIVATE(isinf_elem)(TH_PRIVATE(ct) x) { return (void)x, false; }
+static inline bool TH_PRIVATE(isfinite_elem)(TH_PRIVATE(ct) x) { return (void)x, true; }
+#endif
+#define TH_OP floor
+#include "unary_op.h"
+#define TH_OP ceil
+#include "unary_op.h"
+#define TH_OP round
+#include "unary_op.h"
+#define TH_OP trunc
+#include "unary_op.h"
+#define TH_OP isnan
+#define TH_OP_BOOL_RESULT
+#include "unary_op.h"
+#define TH_OP isinf
+#define TH_OP_BOOL_RESULT
+#include "unary_op.h"
+#define TH_OP isfinite
+#define TH_OP_BOOL_RESULT
+#include "unary_op.h"
+#endif
+
+/* Complex: the magnitude, in the real dtype of the same precision (c64 -> f32), and the classifications,
+ * which look at both parts as NumPy and PyTorch do: NaN if either part is, infinite if either part is (so
+ * inf + NaN i is both), finite if both parts are. */
+#if defined(TH_REAL_IS_COMPLEX)
+#ifndef TH__DECLARE_ONLY
+static inline TH__REAL_OF_COMPLEX TH_PRIVATE(abs_elem)(TH_PRIVATE(ct) x) { return TH__M(abs)(x); }
+static inline bool TH_PRIVATE(isnan_elem)(TH_PRIVATE(ct) x)
+{
+    TH__REAL_OF_COMPLEX re = TH__RE(x), im = TH__IM(x);
+    return re != re || im != im;
+}
+static inline bool TH_PRIVATE(isinf_elem)(TH_PRIVATE(ct) x)
+{
+    TH__REAL_OF_COMPLEX re = TH__RE(x), im = TH__IM(x);
+    return re == (TH__REAL_OF_COMPLEX)INFINITY || re == -(TH__REAL_OF_COMPLEX)INFINITY ||
+           im == (TH__REAL_OF_COMPLEX)INFINITY || im == -(TH__REAL_OF_COMPLEX)INFINITY;
+}
+static inline bool TH_PRIVATE(isfinite_elem)(TH_PRIVATE(ct) x)
+{
+    TH__REAL_OF_COMPLEX re = TH__RE(x), im = TH__IM(x);
+    return re - re == 0 && im - im == 0;
+}
+#endif
+#define TH_OP abs
+#define TH_OP_REAL_RESULT
+#include "unary_op.h"
+#define TH_OP isnan
+#define TH_OP_BOOL_RESULT
+#include "unary_op.h"
+#define TH_OP isinf
+#define TH_OP_BOOL_RESULT
+#include "unary_op.h"
+#define TH_OP isfinite
+#define TH_OP_BOOL_RESULT
 #include "unary_op.h"
 #endif
 
@@ -415,18 +497,6 @@ static inline TH_PRIVATE(ct) TH_PRIVATE(floor_divide_elem)(TH_PRIVATE(ct) a, TH_
 }
 static inline TH_PRIVATE(ct) TH_PRIVATE(fmod_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b) { return TH__M(fmod)(a, b); }
 #endif
-static inline TH_PRIVATE(ct) TH_PRIVATE(maximum_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b)
-{
-    return (a > b || TH_PRIVATE(nan)(a)) ? a : b; /* a NaN b wins either way */
-}
-static inline TH_PRIVATE(ct) TH_PRIVATE(minimum_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b)
-{
-    return (a < b || TH_PRIVATE(nan)(a)) ? a : b;
-}
-static inline bool TH_PRIVATE(lt_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b) { return a < b; }
-static inline bool TH_PRIVATE(le_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b) { return a <= b; }
-static inline bool TH_PRIVATE(gt_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b) { return a > b; }
-static inline bool TH_PRIVATE(ge_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b) { return a >= b; }
 #endif
 #define TH_OP floor_divide
 #if defined(TH_REAL_IS_INTEGER)
@@ -443,6 +513,24 @@ static inline bool TH_PRIVATE(ge_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b) { ret
 #define TH_OP_NONZERO_RHS
 #endif
 #include "binary_op.h"
+#endif
+
+/* Ordered dtypes, bool among them (false < true, as in NumPy and PyTorch). */
+#if defined(TH_REAL_IS_INTEGER) || defined(TH_REAL_IS_FLOATING) || defined(TH_REAL_IS_BOOL)
+#ifndef TH__DECLARE_ONLY
+static inline TH_PRIVATE(ct) TH_PRIVATE(maximum_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b)
+{
+    return (a > b || TH_PRIVATE(nan)(a)) ? a : b; /* a NaN b wins either way */
+}
+static inline TH_PRIVATE(ct) TH_PRIVATE(minimum_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b)
+{
+    return (a < b || TH_PRIVATE(nan)(a)) ? a : b;
+}
+static inline bool TH_PRIVATE(lt_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b) { return a < b; }
+static inline bool TH_PRIVATE(le_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b) { return a <= b; }
+static inline bool TH_PRIVATE(gt_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b) { return a > b; }
+static inline bool TH_PRIVATE(ge_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b) { return a >= b; }
+#endif
 #define TH_OP maximum
 #include "binary_op.h"
 #define TH_OP minimum
@@ -561,6 +649,9 @@ static inline bool TH_PRIVATE(logical_xor_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct)
 #ifndef TH__DECLARE_ONLY
 #undef TH__M
 #undef TH__BITS
+#undef TH__REAL_OF_COMPLEX
+#undef TH__RE
+#undef TH__IM
 #endif
 #undef TH__OP_PASTE_
 #undef TH__OP_PASTE

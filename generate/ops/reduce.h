@@ -6,7 +6,7 @@
 
 /* Every function here returns a new tensor (NULL on error) or, for _out, writes into out and returns 0 or a
  * negative th_status; th_last_error() names the function and the bad value. _all reduces every element
- * into a 0-d tensor; _dim reduces dim (negative counts from the end; a 0-d tensor accepts 0 and -1), which
+ * into a 0-d tensor (_all_out: into a 0-d out); _dim reduces dim (negative counts from the end; a 0-d tensor accepts 0 and -1), which
  * is removed or, with keepdim, kept with size 1. An out must have exactly the result's shape and dtype (else
  * TH_ERR_SHAPE / TH_ERR_DTYPE) and may overlap a (a is then copied first). Errors common to all: NULL
  * tensor or out (TH_ERR_INVALID), dim out of range (TH_ERR_RANGE), device memory (TH_ERR_DEVICE), out of
@@ -16,9 +16,11 @@
 /* Sum and product in this dtype, accumulated in accreal (integers: modulo 2^64, so the result wraps
  * modulo 2^bits like the dtype's own arithmetic; floating: pairwise, as NumPy). Empty: 0 and 1. */
 TH_API TH_NAME(tensor) *TH_NAME(sum_all)(const TH_NAME(tensor) *a);
+TH_API int TH_NAME(sum_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
 TH_API TH_NAME(tensor) *TH_NAME(sum_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
 TH_API int TH_NAME(sum_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
 TH_API TH_NAME(tensor) *TH_NAME(prod_all)(const TH_NAME(tensor) *a);
+TH_API int TH_NAME(prod_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
 TH_API TH_NAME(tensor) *TH_NAME(prod_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
 TH_API int TH_NAME(prod_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
 /* Running sum / product along dim, same shape as a, accumulated in accreal and rounded at each element. */
@@ -31,27 +33,32 @@ TH_API int TH_NAME(cumprod_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, 
 #if defined(TH_REAL_IS_FLOATING)
 /* The mean (NaN for no elements). */
 TH_API TH_NAME(tensor) *TH_NAME(mean_all)(const TH_NAME(tensor) *a);
+TH_API int TH_NAME(mean_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
 TH_API TH_NAME(tensor) *TH_NAME(mean_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
 TH_API int TH_NAME(mean_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
 /* Variance and standard deviation, two-pass: sum((x - mean)^2) / max(0, n - correction); correction 1 is
  * the unbiased estimate, 0 the population one. A divisor of 0 gives NaN or infinity, as in PyTorch.
  * Errors also: a negative correction (TH_ERR_INVALID). */
 TH_API TH_NAME(tensor) *TH_NAME(var_all)(const TH_NAME(tensor) *a, int64_t correction);
+TH_API int TH_NAME(var_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int64_t correction);
 TH_API TH_NAME(tensor) *TH_NAME(var_dim)(const TH_NAME(tensor) *a, int dim, int64_t correction, bool keepdim);
 TH_API int TH_NAME(var_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, int64_t correction,
                                 bool keepdim);
 TH_API TH_NAME(tensor) *TH_NAME(std_all)(const TH_NAME(tensor) *a, int64_t correction);
+TH_API int TH_NAME(std_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int64_t correction);
 TH_API TH_NAME(tensor) *TH_NAME(std_dim)(const TH_NAME(tensor) *a, int dim, int64_t correction, bool keepdim);
 TH_API int TH_NAME(std_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, int64_t correction,
                                 bool keepdim);
 /* log(sum(exp(x))) without overflow: max + log(sum(exp(x - max))); -inf for no elements. */
 TH_API TH_NAME(tensor) *TH_NAME(logsumexp_all)(const TH_NAME(tensor) *a);
+TH_API int TH_NAME(logsumexp_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
 TH_API TH_NAME(tensor) *TH_NAME(logsumexp_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
 TH_API int TH_NAME(logsumexp_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
 /* The vector p-norm: p = 0 counts nonzeros, INFINITY is max |x|, -INFINITY min |x|, else
  * (sum |x|^p)^(1/p). Empty: 0 (p = -INFINITY: TH_ERR_SHAPE, it has no identity). Errors also: NaN p
  * (TH_ERR_INVALID). */
 TH_API TH_NAME(tensor) *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p);
+TH_API int TH_NAME(norm_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, double p);
 TH_API TH_NAME(tensor) *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
 TH_API int TH_NAME(norm_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
 #endif
@@ -59,11 +66,13 @@ TH_API int TH_NAME(norm_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a,
 #if defined(TH_REAL_IS_C64)
 /* The p-norm of the magnitudes |z|, as for floating, in the real dtype of the same precision (f32). */
 TH_API th_f32_tensor *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p);
+TH_API int TH_NAME(norm_all_out)(th_f32_tensor *out, const TH_NAME(tensor) *a, double p);
 TH_API th_f32_tensor *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
 TH_API int TH_NAME(norm_dim_out)(th_f32_tensor *out, const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
 #elif defined(TH_REAL_IS_C128)
 /* The p-norm of the magnitudes |z|, as for floating, in the real dtype of the same precision (f64). */
 TH_API th_f64_tensor *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p);
+TH_API int TH_NAME(norm_all_out)(th_f64_tensor *out, const TH_NAME(tensor) *a, double p);
 TH_API th_f64_tensor *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
 TH_API int TH_NAME(norm_dim_out)(th_f64_tensor *out, const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
 #endif
@@ -74,18 +83,22 @@ TH_API int TH_NAME(norm_dim_out)(th_f64_tensor *out, const TH_NAME(tensor) *a, d
  * *indices is a new int64 tensor of the values' shape, on error NULL. For _out, indices_out may be NULL.
  * Errors also: no elements to reduce (TH_ERR_SHAPE: min and max have no identity). */
 TH_API TH_NAME(tensor) *TH_NAME(max_all)(const TH_NAME(tensor) *a);
+TH_API int TH_NAME(max_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
 TH_API TH_NAME(tensor) *TH_NAME(max_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim, th_i64_tensor **indices);
 TH_API int TH_NAME(max_dim_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *a, int dim,
                                 bool keepdim);
 TH_API TH_NAME(tensor) *TH_NAME(min_all)(const TH_NAME(tensor) *a);
+TH_API int TH_NAME(min_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
 TH_API TH_NAME(tensor) *TH_NAME(min_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim, th_i64_tensor **indices);
 TH_API int TH_NAME(min_dim_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *a, int dim,
                                 bool keepdim);
 /* The indices alone (int64). */
 TH_API th_i64_tensor *TH_NAME(argmax_all)(const TH_NAME(tensor) *a);
+TH_API int TH_NAME(argmax_all_out)(th_i64_tensor *out, const TH_NAME(tensor) *a);
 TH_API th_i64_tensor *TH_NAME(argmax_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
 TH_API int TH_NAME(argmax_dim_out)(th_i64_tensor *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
 TH_API th_i64_tensor *TH_NAME(argmin_all)(const TH_NAME(tensor) *a);
+TH_API int TH_NAME(argmin_all_out)(th_i64_tensor *out, const TH_NAME(tensor) *a);
 TH_API th_i64_tensor *TH_NAME(argmin_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
 TH_API int TH_NAME(argmin_dim_out)(th_i64_tensor *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
 #endif
@@ -93,9 +106,11 @@ TH_API int TH_NAME(argmin_dim_out)(th_i64_tensor *out, const TH_NAME(tensor) *a,
 /* Whether every / any element is nonzero (NaN counts as nonzero; complex: either part), as bool. Empty:
  * true / false. */
 TH_API th_bool_tensor *TH_NAME(all_all)(const TH_NAME(tensor) *a);
+TH_API int TH_NAME(all_all_out)(th_bool_tensor *out, const TH_NAME(tensor) *a);
 TH_API th_bool_tensor *TH_NAME(all_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
 TH_API int TH_NAME(all_dim_out)(th_bool_tensor *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
 TH_API th_bool_tensor *TH_NAME(any_all)(const TH_NAME(tensor) *a);
+TH_API int TH_NAME(any_all_out)(th_bool_tensor *out, const TH_NAME(tensor) *a);
 TH_API th_bool_tensor *TH_NAME(any_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
 TH_API int TH_NAME(any_dim_out)(th_bool_tensor *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
 
@@ -771,11 +786,15 @@ static TH_PRIVATE(part) TH_PRIVATE(reduce_all)(const th__iter *it, const th__red
     return r;
 }
 
-/* A full reduction of a into a new 0-d tensor: the index (int64) when want_index, a bool for all / any, else
- * a value of a's dtype. */
-static th_tensor *TH_PRIVATE(reduce_full)(const char *fn, const TH_NAME(tensor) *a, const th__reduce_op *op,
-                                          bool want_index)
+/* A full reduction of a into a 0-d tensor: the index (int64) when want_index, a bool for all / any, else a
+ * value of a's dtype. The result is out (checked first, then retained) or, when out is NULL, a new tensor.
+ * Every element of a is read before out is written, so out may overlap a. */
+static th_tensor *TH_PRIVATE(reduce_full)(const char *fn, th_tensor *out, const TH_NAME(tensor) *a,
+                                          const th__reduce_op *op, bool want_index)
 {
+    const bool is_bool = op->kind == TH__RED_ALL || op->kind == TH__RED_ANY;
+    const th_dtype result_dtype = want_index ? TH_I64 : is_bool ? TH_BOOL : TH_DT_ENUM;
+    if (out && th__check_out(fn, out, result_dtype, 0, NULL)) return NULL;
     th__iter it;
     th_tensor *src;
     if (th__reduce_all_iter(fn, TH__B(a), want_index, &it, &src)) return NULL;
@@ -799,26 +818,33 @@ static th_tensor *TH_PRIVATE(reduce_full)(const char *fn, const TH_NAME(tensor) 
 #endif
     TH_PRIVATE(part) r = TH_PRIVATE(reduce_all)(&it, op, centre);
     th_tensor_release(src);
-    const bool is_bool = op->kind == TH__RED_ALL || op->kind == TH__RED_ANY;
-    th_tensor *t = th__tensor_empty(fn, want_index ? TH_I64 : is_bool ? TH_BOOL : TH_DT_ENUM, 0, NULL);
+    th_tensor *t = out ? th_tensor_retain(out) : th__tensor_empty(fn, result_dtype, 0, NULL);
     if (!t) return NULL;
-    char *out = (char *)th_tensor_data(t);
+    char *dst = (char *)th_tensor_data(t);
     if (want_index) {
-        TH_PRIVATE(store_index)(out, r.index);
+        TH_PRIVATE(store_index)(dst, r.index);
     } else if (is_bool) {
-        TH_PRIVATE(store_bool)(out, r.flag);
+        TH_PRIVATE(store_bool)(dst, r.flag);
     } else if (op->kind == TH__RED_MAX || op->kind == TH__RED_MIN) {
 #if !defined(TH_REAL_IS_COMPLEX)
-        TH_PRIVATE(store)(out, TH_PRIVATE(from_key)(r.has_key ? r.key : 0));
+        TH_PRIVATE(store)(dst, TH_PRIVATE(from_key)(r.has_key ? r.key : 0));
 #endif
     } else {
 #if defined(TH_REAL_IS_FLOATING)
-        TH_PRIVATE(store)(out, TH_PRIVATE(narrow_sum)(TH_PRIVATE(post)(op, r.sum, centre, n)));
+        TH_PRIVATE(store)(dst, TH_PRIVATE(narrow_sum)(TH_PRIVATE(post)(op, r.sum, centre, n)));
 #else
-        TH_PRIVATE(store)(out, TH_PRIVATE(narrow_sum)(r.sum));
+        TH_PRIVATE(store)(dst, TH_PRIVATE(narrow_sum)(r.sum));
 #endif
     }
     return t;
+}
+
+/* The _all_out forms: the same into out, which must be given. */
+static int TH_PRIVATE(full_out)(const char *fn, th_tensor *out, const TH_NAME(tensor) *a, const th__reduce_op *op,
+                                bool want_index)
+{
+    if (!out) return th__fail(TH_ERR_INVALID, fn, "NULL out");
+    return th__status_of(TH_PRIVATE(reduce_full)(fn, out, a, op, want_index));
 }
 
 /* ---- the public front doors ---- */
@@ -848,7 +874,13 @@ static int TH_PRIVATE(dim_out)(const char *fn, th_tensor *out, const TH_NAME(ten
 TH_API TH_NAME(tensor) *TH_NAME(sum_all)(const TH_NAME(tensor) *a)
 {
     th__reduce_op op = {.kind = TH__RED_SUM};
-    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(sum_all), a, &op, false));
+    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(sum_all), NULL, a, &op, false));
+}
+
+TH_API int TH_NAME(sum_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a)
+{
+    th__reduce_op op = {.kind = TH__RED_SUM};
+    return TH_PRIVATE(full_out)(TH__FN(sum_all_out), TH__B(out), a, &op, false);
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(sum_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
@@ -866,7 +898,13 @@ TH_API int TH_NAME(sum_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, 
 TH_API TH_NAME(tensor) *TH_NAME(prod_all)(const TH_NAME(tensor) *a)
 {
     th__reduce_op op = {.kind = TH__RED_PROD};
-    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(prod_all), a, &op, false));
+    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(prod_all), NULL, a, &op, false));
+}
+
+TH_API int TH_NAME(prod_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a)
+{
+    th__reduce_op op = {.kind = TH__RED_PROD};
+    return TH_PRIVATE(full_out)(TH__FN(prod_all_out), TH__B(out), a, &op, false);
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(prod_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
@@ -937,7 +975,12 @@ static const th__reduce_op TH_PRIVATE(lse_op) = {
 
 TH_API TH_NAME(tensor) *TH_NAME(mean_all)(const TH_NAME(tensor) *a)
 {
-    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(mean_all), a, &TH_PRIVATE(mean_op), false));
+    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(mean_all), NULL, a, &TH_PRIVATE(mean_op), false));
+}
+
+TH_API int TH_NAME(mean_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a)
+{
+    return TH_PRIVATE(full_out)(TH__FN(mean_all_out), TH__B(out), a, &TH_PRIVATE(mean_op), false);
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(mean_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
@@ -969,7 +1012,14 @@ TH_API TH_NAME(tensor) *TH_NAME(var_all)(const TH_NAME(tensor) *a, int64_t corre
 {
     th__reduce_op op;
     if (!TH_PRIVATE(var_op)(TH__FN(var_all), correction, false, &op)) return NULL;
-    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(var_all), a, &op, false));
+    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(var_all), NULL, a, &op, false));
+}
+
+TH_API int TH_NAME(var_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int64_t correction)
+{
+    th__reduce_op op;
+    if (!TH_PRIVATE(var_op)(TH__FN(var_all_out), correction, false, &op)) return th_last_status();
+    return TH_PRIVATE(full_out)(TH__FN(var_all_out), TH__B(out), a, &op, false);
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(var_dim)(const TH_NAME(tensor) *a, int dim, int64_t correction, bool keepdim)
@@ -991,7 +1041,14 @@ TH_API TH_NAME(tensor) *TH_NAME(std_all)(const TH_NAME(tensor) *a, int64_t corre
 {
     th__reduce_op op;
     if (!TH_PRIVATE(var_op)(TH__FN(std_all), correction, true, &op)) return NULL;
-    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(std_all), a, &op, false));
+    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(std_all), NULL, a, &op, false));
+}
+
+TH_API int TH_NAME(std_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int64_t correction)
+{
+    th__reduce_op op;
+    if (!TH_PRIVATE(var_op)(TH__FN(std_all_out), correction, true, &op)) return th_last_status();
+    return TH_PRIVATE(full_out)(TH__FN(std_all_out), TH__B(out), a, &op, false);
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(std_dim)(const TH_NAME(tensor) *a, int dim, int64_t correction, bool keepdim)
@@ -1011,7 +1068,12 @@ TH_API int TH_NAME(std_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, 
 
 TH_API TH_NAME(tensor) *TH_NAME(logsumexp_all)(const TH_NAME(tensor) *a)
 {
-    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(logsumexp_all), a, &TH_PRIVATE(lse_op), false));
+    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(logsumexp_all), NULL, a, &TH_PRIVATE(lse_op), false));
+}
+
+TH_API int TH_NAME(logsumexp_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a)
+{
+    return TH_PRIVATE(full_out)(TH__FN(logsumexp_all_out), TH__B(out), a, &TH_PRIVATE(lse_op), false);
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(logsumexp_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
@@ -1029,7 +1091,14 @@ TH_API TH_NAME(tensor) *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p)
 {
     th__reduce_op op;
     if (!TH_PRIVATE(norm_op)(TH__FN(norm_all), p, &op)) return NULL;
-    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(norm_all), a, &op, false));
+    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(norm_all), NULL, a, &op, false));
+}
+
+TH_API int TH_NAME(norm_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, double p)
+{
+    th__reduce_op op;
+    if (!TH_PRIVATE(norm_op)(TH__FN(norm_all_out), p, &op)) return th_last_status();
+    return TH_PRIVATE(full_out)(TH__FN(norm_all_out), TH__B(out), a, &op, false);
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, int dim, bool keepdim)
@@ -1066,8 +1135,8 @@ static th_tensor *TH_PRIVATE(cnorm_dim)(const char *fn, th_tensor *out, const TH
     return res;
 }
 
-/* Over every element: the norm along the one dim of a flattened (on one thread). */
-static th_tensor *TH_PRIVATE(cnorm_all)(const char *fn, const TH_NAME(tensor) *a, double p)
+/* Over every element: the norm along the one dim of a flattened (on one thread), into out (NULL: new). */
+static th_tensor *TH_PRIVATE(cnorm_all)(const char *fn, th_tensor *out, const TH_NAME(tensor) *a, double p)
 {
     if (!a) {
         th__fail(TH_ERR_INVALID, fn, "NULL tensor");
@@ -1076,7 +1145,7 @@ static th_tensor *TH_PRIVATE(cnorm_all)(const char *fn, const TH_NAME(tensor) *a
     int64_t n = th__numel(TH__B(a));
     th_tensor *flat = th__reshape(fn, TH__B(a), 1, &n);
     if (!flat) return NULL;
-    th_tensor *res = TH_PRIVATE(cnorm_dim)(fn, NULL, TH__T(flat), p, 0, false);
+    th_tensor *res = TH_PRIVATE(cnorm_dim)(fn, out, TH__T(flat), p, 0, false);
     th_tensor_release(flat);
     return res;
 }
@@ -1084,7 +1153,12 @@ static th_tensor *TH_PRIVATE(cnorm_all)(const char *fn, const TH_NAME(tensor) *a
 #if defined(TH_REAL_IS_C64)
 TH_API th_f32_tensor *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p)
 {
-    return (th_f32_tensor *)TH_PRIVATE(cnorm_all)(TH__FN(norm_all), a, p);
+    return (th_f32_tensor *)TH_PRIVATE(cnorm_all)(TH__FN(norm_all), NULL, a, p);
+}
+TH_API int TH_NAME(norm_all_out)(th_f32_tensor *out, const TH_NAME(tensor) *a, double p)
+{
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(norm_all_out), "NULL out");
+    return th__status_of(TH_PRIVATE(cnorm_all)(TH__FN(norm_all_out), TH__B(out), a, p));
 }
 
 TH_API th_f32_tensor *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, int dim, bool keepdim)
@@ -1096,7 +1170,12 @@ TH_API int TH_NAME(norm_dim_out)(th_f32_tensor *out, const TH_NAME(tensor) *a, d
 #else
 TH_API th_f64_tensor *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p)
 {
-    return (th_f64_tensor *)TH_PRIVATE(cnorm_all)(TH__FN(norm_all), a, p);
+    return (th_f64_tensor *)TH_PRIVATE(cnorm_all)(TH__FN(norm_all), NULL, a, p);
+}
+TH_API int TH_NAME(norm_all_out)(th_f64_tensor *out, const TH_NAME(tensor) *a, double p)
+{
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(norm_all_out), "NULL out");
+    return th__status_of(TH_PRIVATE(cnorm_all)(TH__FN(norm_all_out), TH__B(out), a, p));
 }
 
 TH_API th_f64_tensor *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, int dim, bool keepdim)
@@ -1128,7 +1207,13 @@ static int TH_PRIVATE(extreme_dim)(const char *fn, const TH_NAME(tensor) *a, int
 TH_API TH_NAME(tensor) *TH_NAME(max_all)(const TH_NAME(tensor) *a)
 {
     th__reduce_op op = {.kind = TH__RED_MAX};
-    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(max_all), a, &op, false));
+    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(max_all), NULL, a, &op, false));
+}
+
+TH_API int TH_NAME(max_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a)
+{
+    th__reduce_op op = {.kind = TH__RED_MAX};
+    return TH_PRIVATE(full_out)(TH__FN(max_all_out), TH__B(out), a, &op, false);
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(max_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim, th_i64_tensor **indices)
@@ -1153,7 +1238,13 @@ TH_API int TH_NAME(max_dim_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out
 TH_API TH_NAME(tensor) *TH_NAME(min_all)(const TH_NAME(tensor) *a)
 {
     th__reduce_op op = {.kind = TH__RED_MIN};
-    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(min_all), a, &op, false));
+    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(min_all), NULL, a, &op, false));
+}
+
+TH_API int TH_NAME(min_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a)
+{
+    th__reduce_op op = {.kind = TH__RED_MIN};
+    return TH_PRIVATE(full_out)(TH__FN(min_all_out), TH__B(out), a, &op, false);
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(min_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim, th_i64_tensor **indices)
@@ -1178,7 +1269,13 @@ TH_API int TH_NAME(min_dim_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out
 TH_API th_i64_tensor *TH_NAME(argmax_all)(const TH_NAME(tensor) *a)
 {
     th__reduce_op op = {.kind = TH__RED_MAX};
-    return (th_i64_tensor *)TH_PRIVATE(reduce_full)(TH__FN(argmax_all), a, &op, true);
+    return (th_i64_tensor *)TH_PRIVATE(reduce_full)(TH__FN(argmax_all), NULL, a, &op, true);
+}
+
+TH_API int TH_NAME(argmax_all_out)(th_i64_tensor *out, const TH_NAME(tensor) *a)
+{
+    th__reduce_op op = {.kind = TH__RED_MAX};
+    return TH_PRIVATE(full_out)(TH__FN(argmax_all_out), TH__B(out), a, &op, true);
 }
 
 TH_API th_i64_tensor *TH_NAME(argmax_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
@@ -1201,7 +1298,13 @@ TH_API int TH_NAME(argmax_dim_out)(th_i64_tensor *out, const TH_NAME(tensor) *a,
 TH_API th_i64_tensor *TH_NAME(argmin_all)(const TH_NAME(tensor) *a)
 {
     th__reduce_op op = {.kind = TH__RED_MIN};
-    return (th_i64_tensor *)TH_PRIVATE(reduce_full)(TH__FN(argmin_all), a, &op, true);
+    return (th_i64_tensor *)TH_PRIVATE(reduce_full)(TH__FN(argmin_all), NULL, a, &op, true);
+}
+
+TH_API int TH_NAME(argmin_all_out)(th_i64_tensor *out, const TH_NAME(tensor) *a)
+{
+    th__reduce_op op = {.kind = TH__RED_MIN};
+    return TH_PRIVATE(full_out)(TH__FN(argmin_all_out), TH__B(out), a, &op, true);
 }
 
 TH_API th_i64_tensor *TH_NAME(argmin_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
@@ -1225,7 +1328,13 @@ TH_API int TH_NAME(argmin_dim_out)(th_i64_tensor *out, const TH_NAME(tensor) *a,
 TH_API th_bool_tensor *TH_NAME(all_all)(const TH_NAME(tensor) *a)
 {
     th__reduce_op op = {.kind = TH__RED_ALL};
-    return (th_bool_tensor *)TH_PRIVATE(reduce_full)(TH__FN(all_all), a, &op, false);
+    return (th_bool_tensor *)TH_PRIVATE(reduce_full)(TH__FN(all_all), NULL, a, &op, false);
+}
+
+TH_API int TH_NAME(all_all_out)(th_bool_tensor *out, const TH_NAME(tensor) *a)
+{
+    th__reduce_op op = {.kind = TH__RED_ALL};
+    return TH_PRIVATE(full_out)(TH__FN(all_all_out), TH__B(out), a, &op, false);
 }
 
 TH_API th_bool_tensor *TH_NAME(all_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
@@ -1243,7 +1352,13 @@ TH_API int TH_NAME(all_dim_out)(th_bool_tensor *out, const TH_NAME(tensor) *a, i
 TH_API th_bool_tensor *TH_NAME(any_all)(const TH_NAME(tensor) *a)
 {
     th__reduce_op op = {.kind = TH__RED_ANY};
-    return (th_bool_tensor *)TH_PRIVATE(reduce_full)(TH__FN(any_all), a, &op, false);
+    return (th_bool_tensor *)TH_PRIVATE(reduce_full)(TH__FN(any_all), NULL, a, &op, false);
+}
+
+TH_API int TH_NAME(any_all_out)(th_bool_tensor *out, const TH_NAME(tensor) *a)
+{
+    th__reduce_op op = {.kind = TH__RED_ANY};
+    return TH_PRIVATE(full_out)(TH__FN(any_all_out), TH__B(out), a, &op, false);
 }
 
 TH_API th_bool_tensor *TH_NAME(any_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)

@@ -2,6 +2,8 @@
  * binary_op.h for why ops are stamped from a template). pointwise.h defines before each inclusion:
  *   TH_OP               the op's name: exp gives th_f32_exp, th_f32_exp_out, th_f32_exp_inplace
  *   TH_OP_BOOL_RESULT   (optional) the result is a bool tensor (isnan, logical_not): no in-place form
+ *   TH_OP_REAL_RESULT   (optional, complex dtypes) the result is the real dtype of the same precision
+ *                       (abs of c64 is f32): no in-place form
  *   TH_OP_ROW_F32/F64   (optional) a dtype-erased kernel (float *out, const float *in, n) that the
  *                       contiguous rows of f32 / f64 use instead of the element function: the vectorised
  *                       exp, tanh, ... of generate/ops/vecmath_erased.h
@@ -15,18 +17,31 @@
 #define TH__RES_ELEM bool
 #define TH__RES_DT TH_BOOL
 #define TH__RES_STORE(x) (x)
+#elif defined(TH_OP_REAL_RESULT) && defined(TH_REAL_IS_C64)
+#define TH__RES th_f32_tensor
+#define TH__RES_ELEM float
+#define TH__RES_DT TH_F32
+#define TH__RES_STORE(x) (x)
+#elif defined(TH_OP_REAL_RESULT) && defined(TH_REAL_IS_C128)
+#define TH__RES th_f64_tensor
+#define TH__RES_ELEM double
+#define TH__RES_DT TH_F64
+#define TH__RES_STORE(x) (x)
 #else
 #define TH__RES TH_NAME(tensor)
 #define TH__RES_ELEM real
 #define TH__RES_DT TH_DT_ENUM
 #define TH__RES_STORE(x) TH_PRIVATE(from_ct)(x)
 #endif
+#if defined(TH_OP_BOOL_RESULT) || defined(TH_OP_REAL_RESULT)
+#define TH__NO_INPLACE
+#endif
 
 #ifdef TH__DECLARE_ONLY
 
 TH_API TH__RES *TH__OP_NAME()(const TH_NAME(tensor) *a);
 TH_API int TH__OP_NAME(_out)(TH__RES *out, const TH_NAME(tensor) *a);
-#ifndef TH_OP_BOOL_RESULT
+#ifndef TH__NO_INPLACE
 TH_API int TH__OP_NAME(_inplace)(TH_NAME(tensor) *a);
 #endif
 
@@ -89,7 +104,7 @@ TH_API int TH__OP_NAME(_out)(TH__RES *out, const TH_NAME(tensor) *a)
         th__elementwise(TH__OP_FN(_out), (th_tensor *)out, TH__RES_DT, 1, in, TH__OP_PRIVATE(_row), NULL));
 }
 
-#ifndef TH_OP_BOOL_RESULT
+#ifndef TH__NO_INPLACE
 TH_API int TH__OP_NAME(_inplace)(TH_NAME(tensor) *a)
 {
     if (!a) return th__fail(TH_ERR_INVALID, TH__OP_FN(_inplace), "NULL tensor");
@@ -107,5 +122,7 @@ TH_API int TH__OP_NAME(_inplace)(TH_NAME(tensor) *a)
 #undef TH__RES_STORE
 #undef TH_OP
 #undef TH_OP_BOOL_RESULT
+#undef TH_OP_REAL_RESULT
+#undef TH__NO_INPLACE
 #undef TH_OP_ROW_F32
 #undef TH_OP_ROW_F64
