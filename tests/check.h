@@ -55,6 +55,36 @@ static th_counting_allocator *check_counter;
 /* A call returning int failed with status. */
 #define CHECK_FAILS(call, status, fn, detail) CHECK_ERROR((call) == (status), status, fn, detail)
 
+/* Sets the thread count and says whether it took effect, so a comparison across counts is run only when
+ * it compares something. With OpenMP in this build a count that did not take effect fails a check: else
+ * every such comparison would pass comparing one thread with itself. Without OpenMP there is only one
+ * thread: a note says the comparison is skipped. */
+#define test_set_threads(n) test_set_threads_at((n), __FILE__, __LINE__)
+
+static inline bool test_set_threads_at(int n, const char *file, int line)
+{
+    th_set_num_threads(n);
+    int got = th_get_num_threads();
+#ifdef _OPENMP
+    check_count++;
+    if (got != n) {
+        check_failures++;
+        fprintf(stderr, "%s:%d: CHECK failed: th_set_num_threads(%d) left th_get_num_threads() at %d\n", file,
+                line, n, got);
+    }
+#else
+    static const char *noted_file; /* a loop calling from one place notes it once */
+    static int noted_line;
+    if (got != n && (file != noted_file || line != noted_line)) {
+        printf("%s:%d: note: built without OpenMP: 1 thread, not %d, so nothing is compared across thread "
+               "counts here\n", file, line, n);
+        noted_file = file;
+        noted_line = line;
+    }
+#endif
+    return got == n;
+}
+
 static inline void test_begin(void)
 {
     check_counter = th_counting_allocator_new(NULL, NULL);

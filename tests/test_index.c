@@ -959,6 +959,151 @@ static void test_more_errors(void)
     th_storage_release(ds);
 }
 
+/* ---- threads ------------------------------------------------------------------------------ */
+
+/* Each threaded path gives the same bytes for 1 and 2 threads. Every case is above the size at which a
+ * loop splits (2 * 32K elements of work), on strided operands and outs and on several element sizes
+ * (the kernels switch on it), so the chunks start part way through rows. */
+enum { IX_OPS = 13 };
+
+typedef struct index_thread_inputs {
+    th_f64_tensor *t, *tt;       /* (300, 500) and its transpose */
+    th_i16_tensor *s;            /* (300, 500), transposed in memory */
+    th_u8_tensor *wide;          /* (3, 100000) */
+    th_c128_tensor *c;           /* (300, 400) */
+    th_f32_tensor *g;            /* (300, 500), transposed in memory */
+    th_i32_tensor *m;            /* (400, 500), transposed in memory */
+    th_i64_tensor *rows, *cols, *last, *crows, *g0, *g1, *flat;
+    th_bool_tensor *mcol, *mfull, *mfull_t; /* (400, 1); (400, 500) and its transpose */
+} index_thread_inputs;
+
+static th_i64_tensor *random_indices(int ndim, const int64_t *sizes, int64_t bound)
+{
+    th_i64_tensor *t = th_i64_empty(ndim, sizes);
+    for (int64_t i = 0; i < th_i64_numel(t); i++) th_i64_data(t)[i] = rnd(2 * bound) - bound; /* negatives wrap */
+    return t;
+}
+
+static bool same_storage_bytes(const th_tensor *x, const th_tensor *y)
+{
+    if (!x || !y) return false;
+    th_storage *sx = th_tensor_storage(x), *sy = th_tensor_storage(y);
+    return th_storage_nbytes(sx) == th_storage_nbytes(sy) &&
+           memcmp(th_storage_raw_data(sx), th_storage_raw_data(sy), th_storage_nbytes(sx)) == 0;
+}
+
+static void index_thread_ops(const index_thread_inputs *in, th_tensor **r)
+{
+    r[0] = th_f64_base(th_f64_index_select(in->t, 0, in->rows)); /* split over the indices */
+    r[1] = th_i16_base(th_i16_index_select(in->s, 1, in->cols));
+    r[2] = th_u8_base(th_u8_index_select(in->wide, 0, in->last)); /* one index: split over the slice */
+    r[3] = th_c128_base(th_c128_index_select(in->c, 0, in->crows));
+    r[4] = th_f32_base(th_f32_gather(in->g, 0, in->g0));
+    r[5] = th_f32_base(th_f32_gather(in->g, 1, in->g1));
+    r[6] = th_i32_base(th_i32_masked_fill(in->m, in->mcol, 7));
+    th_i32_tensor *filled = th_i32_clone(in->m);
+    th_i32_tensor *filled_t = th_i32_transpose(filled, 0, 1);
+    CHECK_INT_EQ(th_i32_masked_fill_inplace(filled_t, in->mfull_t, -3), TH_OK);
+    th_i32_release(filled_t);
+    r[7] = th_i32_base(filled);
+    r[8] = th_f64_base(th_f64_take(in->tt, in->flat)); /* strided: every index unravelled */
+    r[9] = th_f64_base(th_f64_take(in->t, in->flat));
+    /* the same into outs transposed in memory */
+    th_f64_tensor *so = th_f64_zeros(2, SZ(500, 400)), *sot = th_f64_transpose(so, 0, 1);
+    CHECK_INT_EQ(th_f64_index_select_out(sot, in->t, 0, in->rows), TH_OK);
+    th_f64_release(sot);
+    r[10] = th_f64_base(so);
+    th_f32_tensor *go = th_f32_zeros(2, SZ(500, 300)), *got = th_f32_transpose(go, 0, 1);
+    CHECK_INT_EQ(th_f32_gather_out(got, in->g, 0, in->g0), TH_OK);
+    th_f32_release(got);
+    r[11] = th_f32_base(go);
+    th_f64_tensor *to = th_f64_zeros(2, SZ(500, 400)), *tot = th_f64_transpose(to, 0, 1);
+    CHECK_INT_EQ(th_f64_take_out(tot, in->tt, in->flat), TH_OK);
+    th_f64_release(tot);
+    r[12] = th_f64_base(to);
+}
+
+static void test_threads(void)
+{
+    index_thread_inputs in;
+    in.t = seq(2, SZ(300, 500), 0);
+    in.tt = th_f64_transpose(in.t, 0, 1);
+    th_i16_tensor *s_store = th_i16_empty(2, SZ(500, 300));
+    th_f32_tensor *g_store = th_f32_empty(2, SZ(500, 300));
+    th_i32_tensor *m_store = th_i32_empty(2, SZ(500, 400));
+    for (int64_t i = 0; i < 150000; i++) {
+        th_i16_data(s_store)[i] = (int16_t)(i * 37);
+        th_f32_data(g_store)[i] = (float)i * 0.5f;
+    }
+    for (int64_t i = 0; i < 200000; i++) th_i32_data(m_store)[i] = (int32_t)(i * 2654435761u);
+    in.s = th_i16_transpose(s_store, 0, 1);
+    in.g = th_f32_transpose(g_store, 0, 1);
+    in.m = th_i32_transpose(m_store, 0, 1);
+    in.wide = th_u8_empty(2, SZ(3, 100000));
+    for (int64_t i = 0; i < 300000; i++) th_u8_data(in.wide)[i] = (uint8_t)(i * 7);
+    in.c = th_c128_empty(2, SZ(300, 400));
+    for (int64_t i = 0; i < 240000; i++) ((double *)(void *)th_c128_data(in.c))[i] = (double)(i % 2 ? -i : i);
+    in.rows = random_indices(1, SZ(400), 300);
+    in.cols = random_indices(1, SZ(300), 500);
+    in.last = i64_of(1, SZ(1), (const int64_t[]){-1});
+    in.crows = random_indices(1, SZ(250), 300);
+    in.g0 = random_indices(2, SZ(300, 500), 300);
+    in.g1 = random_indices(2, SZ(300, 250), 500);
+    in.flat = random_indices(2, SZ(400, 500), 150000);
+    in.mcol = th_bool_empty(2, SZ(400, 1));
+    in.mfull = th_bool_empty(2, SZ(400, 500));
+    in.mfull_t = th_bool_transpose(in.mfull, 0, 1);
+    for (int64_t i = 0; i < 400; i++) th_bool_data(in.mcol)[i] = rnd(2) == 0;
+    for (int64_t i = 0; i < 200000; i++) th_bool_data(in.mfull)[i] = rnd(3) == 0;
+
+    th_tensor *r[2][IX_OPS] = {{NULL}};
+    const int saved = th_get_num_threads();
+    th_set_num_threads(1);
+    index_thread_ops(&in, r[0]);
+    if (test_set_threads(2)) {
+        index_thread_ops(&in, r[1]);
+        for (int k = 0; k < IX_OPS; k++) {
+            bool same = same_storage_bytes(r[0][k], r[1][k]);
+            CHECK(same);
+            if (!same) fprintf(stderr, "  index op %d differs between 1 and 2 threads\n", k);
+        }
+    }
+    th_set_num_threads(saved);
+    /* spot checks that the runs computed something: the out forms equal the new ones */
+    bool ok = r[0][0] && r[0][10] && r[0][4] && r[0][11] && r[0][8] && r[0][12];
+    for (int64_t i = 0; ok && i < 400; i++)
+        for (int64_t j = 0; j < 500; j += 7) {
+            ok &= ((double *)th_tensor_data(r[0][10]))[j * 400 + i] == ((double *)th_tensor_data(r[0][0]))[i * 500 + j];
+            ok &= ((double *)th_tensor_data(r[0][12]))[j * 400 + i] == ((double *)th_tensor_data(r[0][8]))[i * 500 + j];
+            if (i < 300)
+                ok &= ((float *)th_tensor_data(r[0][11]))[j * 300 + i] == ((float *)th_tensor_data(r[0][4]))[i * 500 + j];
+        }
+    CHECK(ok);
+
+    for (int run = 0; run < 2; run++)
+        for (int k = 0; k < IX_OPS; k++) th_tensor_release(r[run][k]);
+    th_bool_release(in.mfull_t);
+    th_bool_release(in.mfull);
+    th_bool_release(in.mcol);
+    th_i64_release(in.flat);
+    th_i64_release(in.g1);
+    th_i64_release(in.g0);
+    th_i64_release(in.crows);
+    th_i64_release(in.last);
+    th_i64_release(in.cols);
+    th_i64_release(in.rows);
+    th_c128_release(in.c);
+    th_u8_release(in.wide);
+    th_i32_release(in.m);
+    th_f32_release(in.g);
+    th_i16_release(in.s);
+    th_i32_release(m_store);
+    th_f32_release(g_store);
+    th_i16_release(s_store);
+    th_f64_release(in.tt);
+    th_f64_release(in.t);
+}
+
 int main(void)
 {
     test_begin();
@@ -973,6 +1118,7 @@ int main(void)
     test_take_put();
     test_out_of_memory();
     test_more_errors();
+    test_threads();
 #define X(sfx, ...) TH__IF_##sfx(check_##sfx##_index();)
     TH_FOREACH_DTYPE(X)
 #undef X

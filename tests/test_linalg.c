@@ -360,6 +360,153 @@ static void test_unaligned(void)
     th_f32_release(A);
 }
 
+/* ---- outs that partly overlap an input: the same storage at another offset ---- */
+
+/* The product reads its inputs as they were before it wrote anything: it copies an input whose memory
+ * overlaps out, and copies C into out through a temporary when they overlap. Each case is checked against
+ * the same op on disjoint copies, and the storage outside out must be left as it was. Small integer values
+ * keep every sum exact, so the kernels and BLAS must agree to the bit. */
+
+enum { OV_MM, OV_MATMUL, OV_ADDMM, OV_ADDMM_INPLACE, OV_MV };
+enum { OV_STORAGE = 2000 };
+
+/* A view into the shared storage; own: a contiguous tensor of its own instead. */
+typedef struct ov_view {
+    bool own;
+    int ndim;
+    int64_t sizes[3], strides[3], offset;
+} ov_view;
+
+static double ov_value(int64_t i) { return (double)((i * 7 + 3) % 11) - 5; }
+
+static th_f64_tensor *ov_make(th_f64_tensor *storage, const ov_view *v)
+{
+    if (!v->own) return th_f64_as_strided(storage, v->ndim, v->sizes, v->strides, v->offset);
+    th_f64_tensor *t = th_f64_empty(v->ndim, v->sizes);
+    for (int64_t i = 0; i < th_f64_numel(t); i++) th_f64_data(t)[i] = ov_value(i + 40);
+    return t;
+}
+
+/* Every element of storage that out does not address equals before's. */
+static bool ov_only_out_written(const th_f64_tensor *storage, const double *before, const th_f64_tensor *out)
+{
+    bool mine[OV_STORAGE] = {false};
+    const int nd = th_f64_ndim(out);
+    const int64_t *sizes = th_f64_sizes(out), *strides = th_f64_strides(out);
+    for (int64_t lin = 0; lin < th_f64_numel(out); lin++) {
+        int64_t off = th_tensor_offset(th_f64_base(out)), rest = lin;
+        for (int d = nd - 1; d >= 0; d--) {
+            off += rest % sizes[d] * strides[d];
+            rest /= sizes[d];
+        }
+        mine[off] = true;
+    }
+    for (int64_t i = 0; i < OV_STORAGE; i++)
+        if (!mine[i] && th_f64_data(storage)[i] != before[i]) return false;
+    return true;
+}
+
+static void ov_case(const char *what, int op, ov_view o, ov_view a, ov_view b, ov_view c)
+{
+    const double beta = 2, alpha = -3;
+    for (int blas = 0; blas < 2; blas++) {
+        bool was = th_linalg_set_blas(blas);
+        th_f64_tensor *storage = th_f64_empty(1, SZ(OV_STORAGE));
+        for (int64_t i = 0; i < OV_STORAGE; i++) th_f64_data(storage)[i] = ov_value(i);
+        th_f64_tensor *out = ov_make(storage, &o), *A = ov_make(storage, &a), *B = ov_make(storage, &b);
+        th_f64_tensor *C = op == OV_ADDMM_INPLACE ? th_f64_retain(out) : op == OV_ADDMM ? ov_make(storage, &c) : NULL;
+        th_f64_tensor *ac = th_f64_clone(A), *bc = th_f64_clone(B), *cc = C ? th_f64_clone(C) : NULL, *want = NULL;
+        double before[OV_STORAGE];
+        memcpy(before, th_f64_data(storage), sizeof before);
+        int status = TH_ERR_INVALID;
+        switch (op) {
+        case OV_MM:
+            want = th_f64_mm(ac, bc);
+            status = th_f64_mm_out(out, A, B);
+            break;
+        case OV_MATMUL:
+            want = th_f64_matmul(ac, bc);
+            status = th_f64_matmul_out(out, A, B);
+            break;
+        case OV_ADDMM:
+            want = th_f64_addmm(cc, ac, bc, beta, alpha);
+            status = th_f64_addmm_out(out, C, A, B, beta, alpha);
+            break;
+        case OV_ADDMM_INPLACE:
+            want = th_f64_addmm(cc, ac, bc, beta, alpha);
+            status = th_f64_addmm_inplace(out, A, B, beta, alpha);
+            break;
+        case OV_MV:
+            want = th_f64_mv(ac, bc);
+            status = th_f64_mv_out(out, A, B);
+            break;
+        }
+        bool ok = status == TH_OK && close_to(th_f64_base(out), th_f64_base(want), 0.0) &&
+                  ov_only_out_written(storage, before, out);
+        CHECK(ok);
+        if (!ok)
+            fprintf(stderr, "  overlapping out: %s (blas %d): %s\n", what, blas,
+                    status == TH_OK ? "wrong values, or it wrote outside out" : th_last_error());
+        th_f64_release(want);
+        th_f64_release(cc);
+        th_f64_release(bc);
+        th_f64_release(ac);
+        th_f64_release(C);
+        th_f64_release(B);
+        th_f64_release(A);
+        th_f64_release(out);
+        th_f64_release(storage);
+        th_linalg_set_blas(was);
+        if (!th_linalg_blas()) break; /* without CBLAS both passes would take the built-in kernel */
+    }
+}
+
+#define OV(...) ((ov_view){false, __VA_ARGS__})
+#define OV_OWN(nd, ...) ((ov_view){true, nd, {__VA_ARGS__}, {0}, 0})
+#define OV_NONE ((ov_view){true, 0, {0}, {0}, 0})
+
+static void test_overlapping_outs(void)
+{
+    /* 140 rows: two row blocks of the built-in kernel, so the second reads A (and packs B again) after the
+     * first has written its part of out. mm: out over A's later rows, a transposed out over B, out across
+     * the end of A and all of B, and out interleaved with A (spans overlap, no element is shared). */
+    ov_case("mm, out over A", OV_MM, OV(2, {140, 4}, {4, 1}, 300), OV(2, {140, 6}, {6, 1}, 0), OV_OWN(2, 6, 4),
+            OV_NONE);
+    ov_case("mm, transposed out over B", OV_MM, OV(2, {140, 4}, {1, 140}, 10), OV_OWN(2, 140, 6),
+            OV(2, {6, 4}, {4, 1}, 0), OV_NONE);
+    ov_case("mm, out across A and B", OV_MM, OV(2, {140, 4}, {4, 1}, 600), OV(2, {140, 6}, {6, 1}, 0),
+            OV(2, {6, 4}, {4, 1}, 840), OV_NONE);
+    ov_case("mm, out interleaved with A", OV_MM, OV(2, {140, 4}, {12, 2}, 1), OV(2, {140, 6}, {12, 2}, 0),
+            OV_OWN(2, 6, 4), OV_NONE);
+    /* matmul: batched, out over a's second batch; a vector times a matrix of two column blocks, out over
+     * the vector and the matrix */
+    ov_case("matmul batched, out over a", OV_MATMUL, OV(3, {2, 3, 5}, {15, 5, 1}, 12),
+            OV(3, {2, 3, 4}, {12, 4, 1}, 0), OV_OWN(2, 4, 5), OV_NONE);
+    ov_case("matmul vector-matrix, out over a and b", OV_MATMUL, OV(1, {300}, {1}, 2), OV(1, {4}, {1}, 0),
+            OV(2, {4, 300}, {300, 1}, 4), OV_NONE);
+    /* addmm: out over A; C under out, shifted either way; C a broadcast row straddling out's first two rows;
+     * a transposed C, A and out all overlapping; addmm_inplace with A under C */
+    ov_case("addmm, out over A", OV_ADDMM, OV(2, {140, 4}, {4, 1}, 300), OV(2, {140, 6}, {6, 1}, 0),
+            OV_OWN(2, 6, 4), OV_OWN(2, 140, 4));
+    ov_case("addmm, C shifted under out", OV_ADDMM, OV(2, {5, 4}, {4, 1}, 43), OV_OWN(2, 5, 6), OV_OWN(2, 6, 4),
+            OV(2, {5, 4}, {4, 1}, 40));
+    ov_case("addmm, C shifted past out", OV_ADDMM, OV(2, {5, 4}, {4, 1}, 40), OV_OWN(2, 5, 6), OV_OWN(2, 6, 4),
+            OV(2, {5, 4}, {4, 1}, 43));
+    ov_case("addmm, C a row inside out", OV_ADDMM, OV(2, {5, 4}, {4, 1}, 50), OV_OWN(2, 5, 6), OV_OWN(2, 6, 4),
+            OV(1, {4}, {1}, 52));
+    ov_case("addmm, transposed C under out and A", OV_ADDMM, OV(2, {5, 4}, {4, 1}, 20), OV(2, {5, 6}, {6, 1}, 0),
+            OV_OWN(2, 6, 4), OV(2, {5, 4}, {1, 5}, 15));
+    ov_case("addmm_inplace, A under C", OV_ADDMM_INPLACE, OV(2, {140, 4}, {4, 1}, 300), OV(2, {140, 6}, {6, 1}, 0),
+            OV_OWN(2, 6, 4), OV_NONE);
+    /* mv (one dot per output, written as it goes): out over A's later rows; out running backwards into x */
+    ov_case("mv, out over A", OV_MV, OV(1, {140}, {1}, 300), OV(2, {140, 6}, {6, 1}, 0), OV_OWN(1, 6), OV_NONE);
+    ov_case("mv, reversed out over x", OV_MV, OV(1, {5}, {-1}, 8), OV_OWN(2, 5, 6), OV(1, {6}, {1}, 0), OV_NONE);
+}
+
+#undef OV
+#undef OV_OWN
+#undef OV_NONE
+
 int main(void)
 {
     test_begin();
@@ -370,6 +517,7 @@ int main(void)
     test_errors();
     test_float_rounding();
     test_unaligned();
+    test_overlapping_outs();
     return test_end("linalg");
 }
 
@@ -731,11 +879,13 @@ static void T_NAME(one_path)(void)
         for (int l = 0; l < NUM_LAYOUTS; l++)
             T_NAME(mm_case)(shapes[s][0], shapes[s][1], shapes[s][2], l, (l + 1 + (int)s % 2) % NUM_LAYOUTS, true);
     /* big enough for several k panels and output blocks in every direction, the blocks split between two
-     * threads; a tall one on one thread */
+     * threads; a tall one on one thread. Without OpenMP the big one still runs, on one thread: it is the
+     * only product here with blocks in both directions and more than one k panel. */
     T_NAME(mm_case)(129, 270, 3, STRIDED_NEGATIVE, TRANSPOSED, false);
-    th_set_num_threads(2);
+    const int saved = th_get_num_threads();
+    test_set_threads(2);
     T_NAME(mm_case)(130, 300, 260, TRANSPOSED, STRIDED_NEGATIVE, false);
-    th_set_num_threads(1);
+    th_set_num_threads(saved);
 
     for (int l = 0; l < NUM_LAYOUTS; l++) T_NAME(vector_cases)(l);
 

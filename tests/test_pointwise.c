@@ -613,29 +613,167 @@ static void test_ternary(void)
 
 static void test_threads(void)
 {
+    /* Both far above the size (2 * 32K elements) from which a loop splits: b broadcast takes the general
+     * engine, exp the flat path. */
     enum { N = 1 << 19 };
     th_f32_tensor *a = th_f32_empty(2, SZ(N / 512, 512)), *b = th_f32_empty(2, SZ(1, 512));
     for (int i = 0; i < N; i++) th_f32_data(a)[i] = (float)(((int64_t)i * 7919) % 1000) / 100.0f - 5.0f;
     for (int i = 0; i < 512; i++) th_f32_data(b)[i] = (float)i / 512.0f;
+    const int saved = th_get_num_threads();
     th_set_num_threads(1);
     th_f32_tensor *r1 = th_f32_atan2(a, b), *e1 = th_f32_exp(a);
-    th_set_num_threads(2);
-    th_f32_tensor *r2 = th_f32_atan2(a, b), *e2 = th_f32_exp(a);
-    CHECK(memcmp(th_f32_data(r1), th_f32_data(r2), sizeof(float) * N) == 0);
-    CHECK(memcmp(th_f32_data(e1), th_f32_data(e2), sizeof(float) * N) == 0);
+    if (test_set_threads(2)) {
+        th_f32_tensor *r2 = th_f32_atan2(a, b), *e2 = th_f32_exp(a);
+        CHECK(r2 && memcmp(th_f32_data(r1), th_f32_data(r2), sizeof(float) * N) == 0);
+        CHECK(e2 && memcmp(th_f32_data(e1), th_f32_data(e2), sizeof(float) * N) == 0);
+        th_f32_release(r2);
+        th_f32_release(e2);
+    }
+    th_set_num_threads(saved);
     /* and it is what the per-element reference says */
     int bad = 0;
     for (int i = 0; i < N; i += 997)
-        if (!close_f32(th_f32_data(r2)[i], atan2((double)th_f32_data(a)[i], (double)th_f32_data(b)[i % 512]), 1))
+        if (!close_f32(th_f32_data(r1)[i], atan2((double)th_f32_data(a)[i], (double)th_f32_data(b)[i % 512]), 1))
             bad++;
     CHECK_INT_EQ(bad, 0);
-    th_set_num_threads(1);
     th_f32_release(a);
     th_f32_release(b);
     th_f32_release(r1);
-    th_f32_release(r2);
     th_f32_release(e1);
-    th_f32_release(e2);
+}
+
+/* Integer ops over 1 and 2 threads. The sizes are above the split; the operands are contiguous (the flat
+ * path), broadcast from a row or a column, and transposed, and one out is transposed, so the chunks each
+ * thread gets start part way through rows of every kind of operand. */
+enum { IT_R = 400, IT_C = 512, IT_N = IT_R * IT_C, IT_OPS = 9 };
+
+typedef struct int_thread_inputs {
+    th_i32_tensor *a, *a2, *row, *col, *bt; /* bt: (IT_R, IT_C) transposed in memory */
+    th_i64_tensor *n, *dt;                  /* dt: transposed, no zeros */
+    th_u8_tensor *u, *shift;                /* shift: (IT_C), amounts 0..9, past the width too */
+} int_thread_inputs;
+
+static uint32_t it_seed = 2024;
+static uint32_t it_next(void)
+{
+    it_seed = it_seed * 1664525u + 1013904223u;
+    return it_seed;
+}
+
+static void int_thread_ops(const int_thread_inputs *in, th_tensor **r)
+{
+    r[0] = th_i32_base(th_i32_add(in->a, in->a2));
+    r[1] = th_i32_base(th_i32_add(in->a, in->row));
+    th_i32_tensor *store = th_i32_zeros(2, SZ(IT_C, IT_R)), *out = th_i32_transpose(store, 0, 1);
+    CHECK_INT_EQ(th_i32_add_out(out, in->a, in->col), TH_OK);
+    th_i32_release(out);
+    r[2] = th_i32_base(store);
+    r[3] = th_i64_base(th_i64_floor_divide(in->n, in->dt));
+    r[4] = th_i32_base(th_i32_bitwise_xor(in->a, in->col));
+    r[5] = th_u8_base(th_u8_shift_left(in->u, in->shift));
+    r[6] = th_u8_base(th_u8_shift_right(in->u, in->shift));
+    r[7] = th_bool_base(th_i32_lt(in->a, in->bt));
+    r[8] = th_bool_base(th_i32_lt(in->row, in->col));
+}
+
+/* Same bytes in the whole storage: the results were made the same way, so their layouts match. */
+static bool same_storage_bytes(const th_tensor *x, const th_tensor *y)
+{
+    if (!x || !y) return false;
+    th_storage *sx = th_tensor_storage(x), *sy = th_tensor_storage(y);
+    return th_storage_nbytes(sx) == th_storage_nbytes(sy) &&
+           memcmp(th_storage_raw_data(sx), th_storage_raw_data(sy), th_storage_nbytes(sx)) == 0;
+}
+
+static int64_t floor_div_i64(int64_t a, int64_t b)
+{
+    if (b == -1) return (int64_t)(0u - (uint64_t)a); /* INT64_MIN / -1 wraps */
+    int64_t q = a / b;
+    return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
+}
+
+static void test_threads_integer(void)
+{
+    int_thread_inputs in;
+    in.a = th_i32_empty(2, SZ(IT_R, IT_C));
+    in.a2 = th_i32_empty(2, SZ(IT_R, IT_C));
+    in.row = th_i32_empty(2, SZ(1, IT_C));
+    in.col = th_i32_empty(2, SZ(IT_R, 1));
+    th_i32_tensor *bstore = th_i32_empty(2, SZ(IT_C, IT_R));
+    in.bt = th_i32_transpose(bstore, 0, 1);
+    in.n = th_i64_empty(2, SZ(IT_R, IT_C));
+    th_i64_tensor *dstore = th_i64_empty(2, SZ(IT_C, IT_R));
+    in.dt = th_i64_transpose(dstore, 0, 1);
+    in.u = th_u8_empty(2, SZ(IT_R, IT_C));
+    in.shift = th_u8_empty(1, SZ(IT_C));
+    int32_t *a = th_i32_data(in.a), *a2 = th_i32_data(in.a2), *bs = th_i32_data(bstore);
+    int64_t *n = th_i64_data(in.n), *ds = th_i64_data(dstore);
+    for (int64_t i = 0; i < IT_N; i++) {
+        /* near both ends of the range, so sums wrap both ways */
+        int32_t near = (int32_t)(it_next() % 1000);
+        a[i] = i % 2 ? INT32_MAX - near : INT32_MIN + near;
+        a2[i] = (int32_t)it_next();
+        bs[i] = (int32_t)it_next();
+        n[i] = i % 1009 == 0 ? INT64_MIN : (int64_t)(((uint64_t)it_next() << 32) | it_next()) >> 20;
+        int64_t d = (int64_t)(it_next() % 2001) - 1000;
+        ds[i] = d == 0 ? -1 : d;
+        th_u8_data(in.u)[i] = (uint8_t)it_next();
+    }
+    for (int j = 0; j < IT_C; j++) {
+        th_i32_data(in.row)[j] = (int32_t)(it_next() % 4001) - 2000;
+        th_u8_data(in.shift)[j] = (uint8_t)(j % 10);
+    }
+    for (int i = 0; i < IT_R; i++) th_i32_data(in.col)[i] = (int32_t)it_next();
+
+    th_tensor *r[2][IT_OPS] = {{NULL}};
+    const int saved = th_get_num_threads();
+    th_set_num_threads(1);
+    int_thread_ops(&in, r[0]);
+    if (test_set_threads(2)) {
+        int_thread_ops(&in, r[1]);
+        for (int k = 0; k < IT_OPS; k++) {
+            bool same = same_storage_bytes(r[0][k], r[1][k]);
+            CHECK(same);
+            if (!same) fprintf(stderr, "  integer op %d differs between 1 and 2 threads\n", k);
+        }
+    }
+    th_set_num_threads(saved);
+
+    /* and each is what the per-element reference says, on a sample of elements */
+    bool ok = true;
+    for (int k = 0; k < IT_OPS; k++) ok &= r[0][k] != NULL;
+    CHECK(ok);
+    int bad = 0;
+    for (int64_t i = 0; ok && i < IT_N; i += 101) {
+        int64_t row = i / IT_C, c = i % IT_C, t = c * IT_R + row; /* t: where bt and dt keep element i */
+        int32_t rv = th_i32_data(in.row)[c], cv = th_i32_data(in.col)[row];
+        if (((int32_t *)th_tensor_data(r[0][0]))[i] != (int32_t)((uint32_t)a[i] + (uint32_t)a2[i])) bad++;
+        if (((int32_t *)th_tensor_data(r[0][1]))[i] != (int32_t)((uint32_t)a[i] + (uint32_t)rv)) bad++;
+        if (((int32_t *)th_tensor_data(r[0][2]))[t] != (int32_t)((uint32_t)a[i] + (uint32_t)cv)) bad++;
+        if (((int64_t *)th_tensor_data(r[0][3]))[i] != floor_div_i64(n[i], ds[t])) bad++;
+        if (((int32_t *)th_tensor_data(r[0][4]))[i] != (a[i] ^ cv)) bad++;
+        uint8_t u = th_u8_data(in.u)[i], s = th_u8_data(in.shift)[c];
+        if (((uint8_t *)th_tensor_data(r[0][5]))[i] != (s >= 8 ? 0 : (uint8_t)(u << s))) bad++;
+        if (((uint8_t *)th_tensor_data(r[0][6]))[i] != (s >= 8 ? 0 : (uint8_t)(u >> s))) bad++;
+        if (((bool *)th_tensor_data(r[0][7]))[i] != (a[i] < bs[t])) bad++;
+        if (((bool *)th_tensor_data(r[0][8]))[i] != (rv < cv)) bad++;
+    }
+    CHECK_INT_EQ(bad, 0);
+
+    for (int run = 0; run < 2; run++)
+        for (int k = 0; k < IT_OPS; k++)
+            if (r[run][k]) th_tensor_release(r[run][k]);
+    th_i32_release(in.a);
+    th_i32_release(in.a2);
+    th_i32_release(in.row);
+    th_i32_release(in.col);
+    th_i32_release(in.bt);
+    th_i32_release(bstore);
+    th_i64_release(in.n);
+    th_i64_release(in.dt);
+    th_i64_release(dstore);
+    th_u8_release(in.u);
+    th_u8_release(in.shift);
 }
 
 /* ---- the _Generic front end picks the dtype's function ---- */
@@ -674,6 +812,184 @@ static void test_generic_front_end(void)
     th_release(c);
 }
 
+/* A complex value from its parts: re + im * I would turn an infinite part into NaN. */
+#define CMPLX_F(re, im) __builtin_complex((float)(re), (float)(im))
+#define CMPLX_D(re, im) __builtin_complex((double)(re), (double)(im))
+
+/* The forms that exist so that generic code compiles for every real dtype: bool comparisons and extremes
+ * (false < true), bool bitwise_not (logical not), integer rounding (the value itself) and classification. */
+static void test_bool_and_integer_forms(void)
+{
+    const bool av[4] = {false, false, true, true}, bv[4] = {false, true, false, true};
+    th_bool_tensor *a = th_bool_empty(1, SZ(4)), *b = th_bool_empty(1, SZ(4));
+    memcpy(th_bool_data(a), av, sizeof av);
+    memcpy(th_bool_data(b), bv, sizeof bv);
+    th_bool_tensor *lt = th_bool_lt(a, b), *le = th_bool_le(a, b), *gt = th_bool_gt(a, b), *ge = th_bool_ge(a, b);
+    th_bool_tensor *mx = th_bool_maximum(a, b), *mn = th_bool_minimum(a, b), *nt = th_bool_bitwise_not(a);
+    for (int i = 0; i < 4; i++) {
+        CHECK(th_bool_data(lt)[i] == (av[i] < bv[i]) && th_bool_data(le)[i] == (av[i] <= bv[i]));
+        CHECK(th_bool_data(gt)[i] == (av[i] > bv[i]) && th_bool_data(ge)[i] == (av[i] >= bv[i]));
+        CHECK(th_bool_data(mx)[i] == (av[i] || bv[i]) && th_bool_data(mn)[i] == (av[i] && bv[i]));
+        uint8_t byte;
+        memcpy(&byte, th_bool_data(nt) + i, 1);
+        CHECK_INT_EQ(byte, !av[i]); /* 0 or 1, never 0xfe: a valid bool */
+    }
+    CHECK_INT_EQ(th_bool_bitwise_not_inplace(a), TH_OK);
+    CHECK(th_bool_data(a)[0] && !th_bool_data(a)[3]);
+    th_bool_tensor *lts = th_bool_lt_scalar(b, true);
+    CHECK(th_bool_data(lts)[0] && !th_bool_data(lts)[1]);
+    th_release(lts);
+    th_release(lt);
+    th_release(le);
+    th_release(gt);
+    th_release(ge);
+    th_release(mx);
+    th_release(mn);
+    th_release(nt);
+    th_release(a);
+    th_release(b);
+
+    const int8_t iv[5] = {-128, -3, 0, 7, 127};
+    th_i8_tensor *x = i8_from(1, SZ(5), iv);
+    th_i8_tensor *fl = th_i8_floor(x), *ce = th_i8_ceil(x), *ro = th_i8_round(x), *tr = th_i8_trunc(x);
+    th_bool_tensor *nan = th_i8_isnan(x), *inf = th_i8_isinf(x), *fin = th_i8_isfinite(x);
+    for (int i = 0; i < 5; i++) {
+        CHECK(th_i8_data(fl)[i] == iv[i] && th_i8_data(ce)[i] == iv[i] && th_i8_data(ro)[i] == iv[i] &&
+              th_i8_data(tr)[i] == iv[i]);
+        CHECK(!th_bool_data(nan)[i] && !th_bool_data(inf)[i] && th_bool_data(fin)[i]);
+    }
+    th_i8_tensor *xt = th_i8_narrow(x, 0, 1, 3); /* a strided-free view: in place keeps the values */
+    CHECK_INT_EQ(th_i8_round_inplace(xt), TH_OK);
+    CHECK_INT_EQ(th_i8_data(x)[1], -3);
+    CHECK_NULL(th_i8_floor(NULL), TH_ERR_INVALID, "th_i8_floor", "NULL");
+    th_release(xt);
+    th_release(fl);
+    th_release(ce);
+    th_release(ro);
+    th_release(tr);
+    th_release(nan);
+    th_release(inf);
+    th_release(fin);
+    th_release(x);
+}
+
+/* Complex abs is the magnitude in the real dtype of the same precision; the classifications look at both
+ * parts as NumPy does (inf + NaN i is both NaN and infinite). */
+static void test_complex_abs_and_classes(void)
+{
+    th_c64_tensor *z = th_c64_empty(1, SZ(6));
+    th_c64_tensor *zt = th_c64_empty(2, SZ(2, 3)); /* element i at [i % 2][i / 2], read through its transpose */
+    const float re[6] = {3, NAN, INFINITY, 1, -0.0f, 1e30f}, im[6] = {-4, 1, NAN, -INFINITY, 0, 1e30f};
+    for (int i = 0; i < 6; i++) {
+        th_c64_data(z)[i] = CMPLX_F(re[i], im[i]);
+        th_c64_data(zt)[(i % 2) * 3 + i / 2] = CMPLX_F(re[i], im[i]);
+    }
+    th_c64_tensor *ztv = th_c64_transpose(zt, 0, 1); /* (3, 2): element i at [i / 2][i % 2], row-major i */
+    th_c64_tensor *flat = th_c64_reshape(ztv, 1, SZ(6));
+    th_f32_tensor *m = th_c64_abs(z);
+    th_bool_tensor *nan = th_c64_isnan(z), *inf = th_c64_isinf(z), *fin = th_c64_isfinite(z);
+    const bool want_nan[6] = {0, 1, 1, 0, 0, 0}, want_inf[6] = {0, 0, 1, 1, 0, 0}, want_fin[6] = {1, 0, 0, 0, 1, 1};
+    CHECK(m && th_f32_numel(m) == 6);
+    CHECK(th_f32_data(m)[0] == 5.0f && isnan(th_f32_data(m)[1]) && th_f32_data(m)[2] == INFINITY &&
+          th_f32_data(m)[3] == INFINITY && th_f32_data(m)[4] == 0.0f);
+    CHECK(close_f32(th_f32_data(m)[5], 1e30 * sqrt(2.0), 1)); /* no overflow in the squares */
+    for (int i = 0; i < 6; i++) {
+        CHECK(th_bool_data(nan)[i] == want_nan[i]);
+        CHECK(th_bool_data(inf)[i] == want_inf[i]);
+        CHECK(th_bool_data(fin)[i] == want_fin[i]);
+    }
+    th_f32_tensor *out = th_f32_zeros(1, SZ(6));
+    CHECK(flat != NULL && !th_c64_is_contiguous(ztv));
+    CHECK_INT_EQ(th_c64_abs_out(out, flat ? flat : z), TH_OK);
+    for (int i = 0; i < 6; i++)
+        CHECK(th_f32_data(out)[i] == th_f32_data(m)[i] || (isnan(th_f32_data(out)[i]) && isnan(th_f32_data(m)[i])));
+    th_f32_tensor *bad = th_f32_zeros(1, SZ(5));
+    CHECK_FAILS(th_c64_abs_out(bad, z), TH_ERR_SHAPE, "th_c64_abs_out", "shape");
+    th_c128_tensor *w = th_c128_full(1, SZ(2), CMPLX_D(-6, 8));
+    th_f64_tensor *wm = th_c128_abs(w);
+    CHECK(th_f64_data(wm)[1] == 10.0);
+    th_release(wm);
+    th_release(w);
+    th_release(bad);
+    th_release(out);
+    th_release(flat);
+    th_release(ztv);
+    th_release(zt);
+    th_release(m);
+    th_release(nan);
+    th_release(inf);
+    th_release(fin);
+    th_release(z);
+}
+
+/* Every math entry of the _Generic front end reaches the suffixed function of the argument's dtype. */
+static void test_generic_math_forms(void)
+{
+    th_f32_tensor *a = th_f32_arange(0, 6, 1), *b = th_f32_full(1, SZ(6), 2.0f);
+    th_f32_tensor *c = th_add(a, b), *c2 = th_sub(a, b), *c3 = th_mul(a, b), *c4 = th_div(a, b), *c5 = th_pow(a, b);
+    CHECK(th_f32_data(c)[5] == 7 && th_f32_data(c2)[5] == 3 && th_f32_data(c3)[5] == 10 &&
+          th_f32_data(c4)[5] == 2.5f && th_f32_data(c5)[5] == 25);
+    CHECK_INT_EQ(th_add_out(c, a, a), TH_OK);
+    CHECK_INT_EQ(th_mul_inplace(c, b), TH_OK);
+    CHECK(th_f32_data(c)[5] == 20);
+    th_f32_tensor *sc = th_div_scalar(a, 4.0f), *mx = th_maximum(a, b), *mn = th_minimum(a, b);
+    CHECK(th_f32_data(sc)[2] == 0.5f && th_f32_data(mx)[0] == 2 && th_f32_data(mn)[5] == 2);
+    th_bool_tensor *ne = th_ne(a, b), *le = th_le(a, b), *ge = th_ge(a, b), *isn = th_isnan(a), *isf = th_isfinite(a);
+    CHECK(!th_bool_data(ne)[2] && th_bool_data(le)[2] && !th_bool_data(ge)[1] && !th_bool_data(isn)[0] &&
+          th_bool_data(isf)[0]);
+    th_f32_tensor *w = th_where(le, a, b), *cl = th_clamp(a, 1.0f, 4.0f), *fl = th_floor(sc);
+    CHECK(th_f32_data(w)[1] == 1 && th_f32_data(w)[4] == 2 && th_f32_data(cl)[0] == 1 && th_f32_data(cl)[5] == 4 &&
+          th_f32_data(fl)[3] == 0);
+    th_f32_tensor *sd = th_std_all(a, 1), *nrm = th_norm_all(a, 1.0), *pr = th_prod_all(b), *mxa = th_max_all(a);
+    th_i64_tensor *am = th_argmax_all(a), *ami = th_argmin_dim(a, 0, false);
+    th_bool_tensor *any = th_any_all(a);
+    CHECK(close_f32(th_f32_data(sd)[0], sqrt(3.5), 1) && th_f32_data(nrm)[0] == 15 && th_f32_data(pr)[0] == 64 &&
+          th_f32_data(mxa)[0] == 5 && th_i64_data(am)[0] == 5 && th_i64_data(ami)[0] == 0 && th_bool_data(any)[0]);
+    th_f32_tensor *cs = th_cumsum(a, 0), *d = th_dot(a, b);
+    CHECK(th_f32_data(cs)[5] == 15 && th_f32_data(d)[0] == 30);
+    th_i32_tensor *i = th_i32_arange(-2, 3, 1);
+    th_i32_tensor *ia = th_abs(i), *ic = th_clamp(i, -1, 1);
+    th_i64_tensor *ia_max = th_argmax_all(i);
+    CHECK(th_i32_data(ia)[0] == 2 && th_i32_data(ic)[0] == -1 && th_i64_data(ia_max)[0] == 4);
+    th_c64_tensor *z = th_c64_full(1, SZ(2), CMPLX_F(3, 4));
+    th_f32_tensor *za = th_abs(z), *zn = th_norm_all(z, 2.0);
+    CHECK(th_f32_data(za)[1] == 5 && close_f32(th_f32_data(zn)[0], sqrt(50.0), 1));
+    th_release(z);
+    th_release(za);
+    th_release(zn);
+    th_release(i);
+    th_release(ia);
+    th_release(ic);
+    th_release(ia_max);
+    th_release(cs);
+    th_release(d);
+    th_release(sd);
+    th_release(nrm);
+    th_release(pr);
+    th_release(mxa);
+    th_release(am);
+    th_release(ami);
+    th_release(any);
+    th_release(w);
+    th_release(cl);
+    th_release(fl);
+    th_release(ne);
+    th_release(le);
+    th_release(ge);
+    th_release(isn);
+    th_release(isf);
+    th_release(sc);
+    th_release(mx);
+    th_release(mn);
+    th_release(c);
+    th_release(c2);
+    th_release(c3);
+    th_release(c4);
+    th_release(c5);
+    th_release(a);
+    th_release(b);
+}
+
 int main(void)
 {
     test_begin();
@@ -687,6 +1003,10 @@ int main(void)
     test_outs_and_overlap();
     test_ternary();
     test_threads();
+    test_threads_integer();
     test_generic_front_end();
+    test_bool_and_integer_forms();
+    test_complex_abs_and_classes();
+    test_generic_math_forms();
     return test_end("pointwise");
 }

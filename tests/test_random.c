@@ -165,30 +165,65 @@ static void test_generator_state(void)
 static void test_thread_count_independence(void)
 {
     const int64_t n = 300000; /* well past the size at which a draw splits across threads */
-    th_f64_tensor *r[2];
-    th_i32_tensor *k[2];
-    th_f32_tensor *z[2];
-    th_bool_tensor *bo[2];
-    int saved = th_get_num_threads();
+    th_f64_tensor *r[2] = {NULL, NULL}, *ex[2] = {NULL, NULL};
+    th_i32_tensor *k[2] = {NULL, NULL}, *perm[2] = {NULL, NULL};
+    th_f32_tensor *z[2] = {NULL, NULL}, *ext_store[2] = {NULL, NULL};
+    th_bool_tensor *bo[2] = {NULL, NULL};
+    th_generator_state after[2];
+    int runs = 0;
+    const int saved = th_get_num_threads();
     for (int run = 0; run < 2; run++) {
-        th_set_num_threads(run + 1);
+        if (!test_set_threads(run + 1)) break;
+        runs = run + 1;
         th_generator *g = th_generator_new(99);
         r[run] = th_f64_uniform(1, &n, -3, 5, g);
         k[run] = th_i32_randint(2, SZ(n / 100, 100), -1000, 1000, g);
         z[run] = th_f32_normal(1, &n, 1, 2, g);
         bo[run] = th_bool_bernoulli(1, &n, 0.3, g);
+        ex[run] = th_f64_exponential(1, &n, 0.5, g);
+        /* in place into a transposed view: drawn into a temporary, split there, then copied */
+        ext_store[run] = th_f32_zeros(2, SZ(n / 500, 500));
+        th_f32_tensor *ext = th_f32_transpose(ext_store[run], 0, 1);
+        CHECK_INT_EQ(th_f32_exponential_inplace(ext, 4.0, g), TH_OK);
+        th_f32_release(ext);
+        /* sequential, but it must take the same blocks of the stream whatever the count */
+        perm[run] = th_i32_randperm(n, g);
+        after[run] = th_generator_get_state(g);
         th_generator_free(g);
     }
     th_set_num_threads(saved);
-    CHECK(same_f64(r[0], r[1]));
-    CHECK(memcmp(th_i32_data(k[0]), th_i32_data(k[1]), (size_t)n * 4) == 0);
-    CHECK(memcmp(th_f32_data(z[0]), th_f32_data(z[1]), (size_t)n * 4) == 0);
-    CHECK(memcmp(th_bool_data(bo[0]), th_bool_data(bo[1]), (size_t)n) == 0);
-    for (int run = 0; run < 2; run++) {
+    if (runs == 2) {
+        CHECK(same_f64(r[0], r[1]));
+        CHECK(memcmp(th_i32_data(k[0]), th_i32_data(k[1]), (size_t)n * 4) == 0);
+        CHECK(memcmp(th_f32_data(z[0]), th_f32_data(z[1]), (size_t)n * 4) == 0);
+        CHECK(memcmp(th_bool_data(bo[0]), th_bool_data(bo[1]), (size_t)n) == 0);
+        CHECK(same_f64(ex[0], ex[1]));
+        CHECK(memcmp(th_f32_data(ext_store[0]), th_f32_data(ext_store[1]), (size_t)n * 4) == 0);
+        CHECK(perm[0] && perm[1] && memcmp(th_i32_data(perm[0]), th_i32_data(perm[1]), (size_t)n * 4) == 0);
+        CHECK(after[0].seed == after[1].seed && after[0].offset == after[1].offset);
+    }
+    /* the draws are what they claim, whatever the count: positive exponentials, a permutation */
+    bool ok = runs > 0 && ex[0] && perm[0];
+    for (int64_t i = 0; ok && i < n; i++) ok &= th_f64_data(ex[0])[i] > 0 && th_f32_data(ext_store[0])[i] > 0;
+    CHECK(ok);
+    if (ok) {
+        unsigned char *seen = calloc((size_t)n, 1);
+        for (int64_t i = 0; ok && i < n; i++) {
+            int32_t v = th_i32_data(perm[0])[i];
+            ok = v >= 0 && v < n && !seen[v];
+            if (ok) seen[v] = 1;
+        }
+        free(seen);
+        CHECK(ok);
+    }
+    for (int run = 0; run < runs; run++) {
         th_f64_release(r[run]);
         th_i32_release(k[run]);
         th_f32_release(z[run]);
         th_bool_release(bo[run]);
+        th_f64_release(ex[run]);
+        th_f32_release(ext_store[run]);
+        th_i32_release(perm[run]);
     }
 }
 
@@ -482,15 +517,17 @@ static void test_multinomial(void)
     CHECK(ok);
     /* Thread counts do not matter (many rows). */
     th_f64_tensor *many = th_f64_ones(2, SZ(4000, 50));
-    th_i64_tensor *m[2];
-    int saved = th_get_num_threads();
-    for (int run = 0; run < 2; run++) {
-        th_set_num_threads(run + 1);
+    th_i64_tensor *m[2] = {NULL, NULL};
+    const int saved = th_get_num_threads();
+    th_set_num_threads(1);
+    th_generator_set_seed(g, 1);
+    m[0] = th_f64_multinomial(many, 20, false, g);
+    if (test_set_threads(2)) {
         th_generator_set_seed(g, 1);
-        m[run] = th_f64_multinomial(many, 20, false, g);
+        m[1] = th_f64_multinomial(many, 20, false, g);
+        CHECK(m[0] && m[1] && memcmp(th_i64_data(m[0]), th_i64_data(m[1]), 4000 * 20 * 8) == 0);
     }
     th_set_num_threads(saved);
-    CHECK(m[0] && m[1] && memcmp(th_i64_data(m[0]), th_i64_data(m[1]), 4000 * 20 * 8) == 0);
     /* Errors; the generator does not move on a refused call. */
     th_generator_state before = th_generator_get_state(g);
     CHECK_NULL(th_f64_multinomial(NULL, 1, true, g), TH_ERR_INVALID, "th_f64_multinomial", "NULL probs");

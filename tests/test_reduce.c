@@ -904,6 +904,24 @@ static void test_errors(void)
     th_f32_tensor *eo = th_f32_empty(1, SZ(2));
     CHECK_FAILS(th_f32_min_dim_out(eo, NULL, e, 1, false), TH_ERR_SHAPE, "th_f32_min_dim_out", "size 0");
     th_f32_release(eo);
+    /* max and min of nothing: every dtype kind, the new and out forms; a refused out keeps its value */
+    CHECK_NULL(th_f32_max_all(e), TH_ERR_SHAPE, "th_f32_max_all",
+               "cannot reduce a tensor of shape (2, 0) with no elements: the op has no identity");
+    th_i32_tensor *ie = th_i32_empty(1, SZ(0));
+    CHECK_NULL(th_i32_min_all(ie), TH_ERR_SHAPE, "th_i32_min_all",
+               "cannot reduce a tensor of shape (0) with no elements: the op has no identity");
+    th_u8_tensor *ue = th_u8_empty(3, SZ(0, 3, 2));
+    CHECK_NULL(th_u8_max_all(ue), TH_ERR_SHAPE, "th_u8_max_all", "shape (0, 3, 2) with no elements");
+    th_i32_tensor *io = th_i32_full(0, NULL, 7);
+    CHECK_FAILS(th_i32_min_all_out(io, ie), TH_ERR_SHAPE, "th_i32_min_all_out", "no identity");
+    CHECK_INT_EQ(th_i32_data(io)[0], 7);
+    th_f32_tensor *fo = th_f32_full(0, NULL, 7);
+    CHECK_FAILS(th_f32_max_all_out(fo, e), TH_ERR_SHAPE, "th_f32_max_all_out", "no identity");
+    CHECK(th_f32_data(fo)[0] == 7);
+    th_f32_release(fo);
+    th_i32_release(io);
+    th_u8_release(ue);
+    th_i32_release(ie);
     th_f32_release(e);
 
     /* bad parameters */
@@ -1020,9 +1038,11 @@ static void test_threads(void)
         th_f32_data(f)[i] = (float)rnd();
         th_i32_data(iv)[i] = (int32_t)(rnd() * 1e9);
     }
-    th_tensor *r[2][8];
+    th_tensor *r[2][8] = {{NULL}};
+    int runs = 0;
     for (int threads = 1; threads <= 2; threads++) {
-        th_set_num_threads(threads);
+        if (!test_set_threads(threads)) break;
+        runs = threads;
         th_tensor **q = r[threads - 1];
         q[0] = th_i32_base(th_i32_sum_all(iv));
         q[1] = th_i32_base(th_i32_sum_dim(iv, 0, false));
@@ -1034,14 +1054,101 @@ static void test_threads(void)
         q[7] = th_f32_base(th_f32_sum_all(f)); /* again: the same count gives the same bits */
         CHECK(same_bytes(q[4], q[7]));
     }
-    for (int k = 0; k < 7; k++)
-        if (k != 4) CHECK(same_bytes(r[0][k], r[1][k]));
-    CHECK(fabs(th_f32_data((th_f32_tensor *)r[0][4])[0] - th_f32_data((th_f32_tensor *)r[1][4])[0]) <= 1e-3);
-    for (int t = 0; t < 2; t++)
+    if (runs == 2) {
+        for (int k = 0; k < 7; k++)
+            if (k != 4) CHECK(same_bytes(r[0][k], r[1][k]));
+        CHECK(fabs(th_f32_data((th_f32_tensor *)r[0][4])[0] - th_f32_data((th_f32_tensor *)r[1][4])[0]) <= 1e-3);
+    }
+    for (int t = 0; t < runs; t++)
         for (int k = 0; k < 8; k++) th_tensor_release(r[t][k]);
     th_set_num_threads(saved);
     th_f32_release(f);
     th_i32_release(iv);
+}
+
+/* The _all_out forms write the same value as the new-tensor forms into a 0-d out, which may be a slice of
+ * the input (every element is read before out is written), and refuse a bad out before writing. */
+static void test_all_out(void)
+{
+    th_f64_tensor *a = make_input(TRANSPOSED, 2, SZ(5, 7));
+    th_f64_tensor *o = th_f64_zeros(0, NULL);
+    th_i64_tensor *oi = th_i64_zeros(0, NULL);
+    th_bool_tensor *ob = th_bool_zeros(0, NULL);
+    struct {
+        const char *name;
+        th_f64_tensor *(*fresh)(const th_f64_tensor *);
+        int (*into)(th_f64_tensor *, const th_f64_tensor *);
+    } plain[] = {
+        {"sum", th_f64_sum_all, th_f64_sum_all_out},         {"prod", th_f64_prod_all, th_f64_prod_all_out},
+        {"mean", th_f64_mean_all, th_f64_mean_all_out},      {"logsumexp", th_f64_logsumexp_all, th_f64_logsumexp_all_out},
+        {"max", th_f64_max_all, th_f64_max_all_out},         {"min", th_f64_min_all, th_f64_min_all_out},
+    };
+    for (size_t k = 0; k < sizeof plain / sizeof plain[0]; k++) {
+        th_f64_tensor *want = plain[k].fresh(a);
+        CHECK_INT_EQ(plain[k].into(o, a), TH_OK);
+        if (!want || th_f64_data(o)[0] != th_f64_data(want)[0])
+            fprintf(stderr, "test_all_out: %s differs\n", plain[k].name);
+        CHECK(want && th_f64_data(o)[0] == th_f64_data(want)[0]);
+        th_release(want);
+    }
+    th_f64_tensor *want = th_f64_var_all(a, 1);
+    CHECK(th_f64_var_all_out(o, a, 1) == TH_OK && th_f64_data(o)[0] == th_f64_data(want)[0]);
+    th_release(want);
+    want = th_f64_std_all(a, 0);
+    CHECK(th_f64_std_all_out(o, a, 0) == TH_OK && th_f64_data(o)[0] == th_f64_data(want)[0]);
+    th_release(want);
+    want = th_f64_norm_all(a, 3.0);
+    CHECK(th_f64_norm_all_out(o, a, 3.0) == TH_OK && th_f64_data(o)[0] == th_f64_data(want)[0]);
+    th_release(want);
+    th_i64_tensor *wi = th_f64_argmax_all(a);
+    CHECK(th_f64_argmax_all_out(oi, a) == TH_OK && th_i64_data(oi)[0] == th_i64_data(wi)[0]);
+    th_release(wi);
+    wi = th_f64_argmin_all(a);
+    CHECK(th_f64_argmin_all_out(oi, a) == TH_OK && th_i64_data(oi)[0] == th_i64_data(wi)[0]);
+    th_release(wi);
+    CHECK(th_f64_all_all_out(ob, a) == TH_OK && th_bool_data(ob)[0]);
+    CHECK(th_f64_any_all_out(ob, a) == TH_OK && th_bool_data(ob)[0]);
+
+    /* out is an element of a itself: the sum still sees the old value there. */
+    th_f64_tensor *c = th_f64_contiguous(a);
+    th_f64_tensor *sum = th_f64_sum_all(c);
+    th_f64_tensor *row0 = th_f64_select(c, 0, 0);
+    th_f64_tensor *slot = th_f64_select(row0, 0, 0);
+    CHECK_INT_EQ(th_f64_sum_all_out(slot, c), TH_OK);
+    CHECK(th_f64_data(c)[0] == th_f64_data(sum)[0]);
+    th_release(slot);
+    th_release(row0);
+    th_release(sum);
+    th_release(c);
+
+    /* A complex norm into a real out. */
+    th_c64_tensor *z = th_c64_full(1, SZ(4), 0);
+    for (int i = 0; i < 4; i++) th_c64_data(z)[i] = (float)i + 0.0f * I;
+    th_f32_tensor *zo = th_f32_zeros(0, NULL);
+    CHECK(th_c64_norm_all_out(zo, z, 1.0) == TH_OK && th_f32_data(zo)[0] == 6.0f);
+    CHECK_FAILS(th_c64_norm_all_out(NULL, z, 1.0), TH_ERR_INVALID, "th_c64_norm_all_out", "NULL out");
+    th_release(zo);
+    th_release(z);
+
+    /* Errors, with out untouched. */
+    th_f64_data(o)[0] = 42;
+    CHECK_FAILS(th_f64_sum_all_out(NULL, a), TH_ERR_INVALID, "th_f64_sum_all_out", "NULL out");
+    CHECK_FAILS(th_f64_sum_all_out(o, NULL), TH_ERR_INVALID, "th_f64_sum_all_out", "NULL");
+    th_f64_tensor *one = th_f64_zeros(1, SZ(1));
+    CHECK_FAILS(th_f64_mean_all_out(one, a), TH_ERR_SHAPE, "th_f64_mean_all_out", "shape ()");
+    CHECK_FAILS(th_f64_sum_all_out((th_f64_tensor *)oi, a), TH_ERR_DTYPE, "th_f64_sum_all_out", "out is i64");
+    CHECK_FAILS(th_f64_argmax_all_out((th_i64_tensor *)o, a), TH_ERR_DTYPE, "th_f64_argmax_all_out", "out is f64");
+    CHECK_FAILS(th_f64_var_all_out(o, a, -1), TH_ERR_INVALID, "th_f64_var_all_out", "correction -1");
+    CHECK_FAILS(th_f64_norm_all_out(o, a, NAN), TH_ERR_INVALID, "th_f64_norm_all_out", "NaN");
+    th_f64_tensor *empty = th_f64_empty(2, SZ(3, 0));
+    CHECK_FAILS(th_f64_max_all_out(o, empty), TH_ERR_SHAPE, "th_f64_max_all_out", "no elements");
+    CHECK(th_f64_data(o)[0] == 42);
+    th_release(empty);
+    th_release(one);
+    th_release(a);
+    th_release(o);
+    th_release(oi);
+    th_release(ob);
 }
 
 int main(void)
@@ -1059,5 +1166,6 @@ int main(void)
     test_device_memory();
     test_accuracy();
     test_threads();
+    test_all_out();
     return test_end("test_reduce");
 }
