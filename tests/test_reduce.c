@@ -1151,6 +1151,44 @@ static void test_all_out(void)
     th_release(ob);
 }
 
+/* Complex mean: the complex sum over n, along a dim and over everything, into new tensors and outs. */
+static void test_complex_mean(void)
+{
+    th_c128_tensor *z = th_c128_empty(2, SZ(3, 4));
+    for (int i = 0; i < 12; i++) th_c128_data(z)[i] = __builtin_complex((double)i, (double)(-2 * i));
+    th_c128_tensor *all = th_c128_mean_all(z), *rows = th_c128_mean_dim(z, 1, false);
+    th_c128_tensor *cols = th_c128_mean_dim(z, 0, true);
+    CHECK(all && creal(th_c128_data(all)[0]) == 5.5 && cimag(th_c128_data(all)[0]) == -11.0);
+    CHECK(rows && th_c128_numel(rows) == 3 && creal(th_c128_data(rows)[2]) == 9.5 && cimag(th_c128_data(rows)[2]) == -19);
+    CHECK(cols && th_c128_size(cols, 0) == 1 && creal(th_c128_data(cols)[3]) == 7 && cimag(th_c128_data(cols)[3]) == -14);
+    th_c128_tensor *zt = th_c128_transpose(z, 0, 1); /* (4, 3): the outer-dim path */
+    th_c128_tensor *o = th_c128_zeros(1, SZ(3));
+    CHECK_INT_EQ(th_c128_mean_dim_out(o, zt, 0, false), TH_OK);
+    CHECK(creal(th_c128_data(o)[1]) == 5.5 && cimag(th_c128_data(o)[1]) == -11);
+    th_c128_tensor *o0 = th_c128_zeros(0, NULL);
+    CHECK_INT_EQ(th_c128_mean_all_out(o0, zt), TH_OK);
+    CHECK(creal(th_c128_data(o0)[0]) == 5.5);
+    th_c64_tensor *f = th_c64_full(1, SZ(5), 0);
+    for (int i = 0; i < 5; i++) th_c64_data(f)[i] = __builtin_complex(1.0f, (float)i);
+    th_c64_tensor *fm = th_c64_mean_all(f);
+    CHECK(fm && crealf(th_c64_data(fm)[0]) == 1.0f && cimagf(th_c64_data(fm)[0]) == 2.0f);
+    th_c64_tensor *e = th_c64_empty(1, SZ(0));
+    th_c64_tensor *em = th_c64_mean_all(e);
+    CHECK(em && isnan(crealf(th_c64_data(em)[0])) && isnan(cimagf(th_c64_data(em)[0])));
+    CHECK_NULL(th_c64_mean_dim(f, 1, false), TH_ERR_RANGE, "th_c64_mean_dim", "dim 1");
+    th_release(em);
+    th_release(e);
+    th_release(fm);
+    th_release(f);
+    th_release(o0);
+    th_release(o);
+    th_release(zt);
+    th_release(cols);
+    th_release(rows);
+    th_release(all);
+    th_release(z);
+}
+
 int main(void)
 {
     test_begin();
@@ -1167,5 +1205,6 @@ int main(void)
     test_accuracy();
     test_threads();
     test_all_out();
+    test_complex_mean();
     return test_end("test_reduce");
 }

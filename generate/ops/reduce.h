@@ -63,6 +63,14 @@ TH_API TH_NAME(tensor) *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, in
 TH_API int TH_NAME(norm_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
 #endif
 
+#if defined(TH_REAL_IS_COMPLEX)
+/* The mean, summed in complex double (NaN + NaN i for no elements, as 0 / 0). */
+TH_API TH_NAME(tensor) *TH_NAME(mean_all)(const TH_NAME(tensor) *a);
+TH_API int TH_NAME(mean_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
+TH_API TH_NAME(tensor) *TH_NAME(mean_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
+TH_API int TH_NAME(mean_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
+#endif
+
 #if defined(TH_REAL_IS_C64)
 /* The p-norm of the magnitudes |z|, as for floating, in the real dtype of the same precision (f32). */
 TH_API th_f32_tensor *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p);
@@ -396,6 +404,20 @@ static accreal TH_PRIVATE(centre_run)(const th__reduce_op *op, const char *p, in
 }
 #endif
 
+#if defined(TH_REAL_IS_COMPLEX)
+/* The one post-processing a complex sum takes: the mean. */
+static inline accreal TH_PRIVATE(sum_post)(const th__reduce_op *op, accreal total, int64_t n)
+{
+    return op->post == TH__POST_MEAN ? total / (double)n : total;
+}
+#elif !defined(TH_REAL_IS_FLOATING)
+static inline TH_PRIVATE(sum_t) TH_PRIVATE(sum_post)(const th__reduce_op *op, TH_PRIVATE(sum_t) total, int64_t n)
+{
+    (void)op, (void)n;
+    return total;
+}
+#endif
+
 /* ---- the row kernels the plan calls: n outputs, each reducing a run of op->rlen elements ---- */
 
 /* The run of output j is inner (contiguous-ish) when the reduced dim has the smaller stride; otherwise
@@ -415,7 +437,8 @@ static void TH_PRIVATE(sum_rows)(const th__reduce_op *op, const char *in, int64_
                                                   : TH_PRIVATE(mapped_run)(p, rs, rlen, op, c);
             TH_PRIVATE(store)(out + j * sout, TH_PRIVATE(narrow_sum)(TH_PRIVATE(post)(op, total, c, rlen)));
 #else
-            TH_PRIVATE(store)(out + j * sout, TH_PRIVATE(narrow_sum)(TH_PRIVATE(sum_run)(p, rs, rlen)));
+            TH_PRIVATE(store)(out + j * sout,
+                              TH_PRIVATE(narrow_sum)(TH_PRIVATE(sum_post)(op, TH_PRIVATE(sum_run)(p, rs, rlen), rlen)));
 #endif
         }
         return;
@@ -446,7 +469,8 @@ static void TH_PRIVATE(sum_rows)(const th__reduce_op *op, const char *in, int64_
                               TH_PRIVATE(narrow_sum)(TH_PRIVATE(post)(op, acc[j], centre[j], rlen)));
 #else
         TH_PRIVATE(sum_block)(p, sin, rs, rlen, nb, acc);
-        for (int64_t j = 0; j < nb; j++) TH_PRIVATE(store)(out + (j0 + j) * sout, TH_PRIVATE(narrow_sum)(acc[j]));
+        for (int64_t j = 0; j < nb; j++)
+            TH_PRIVATE(store)(out + (j0 + j) * sout, TH_PRIVATE(narrow_sum)(TH_PRIVATE(sum_post)(op, acc[j], rlen)));
 #endif
     }
 }
@@ -833,7 +857,7 @@ static th_tensor *TH_PRIVATE(reduce_full)(const char *fn, th_tensor *out, const 
 #if defined(TH_REAL_IS_FLOATING)
         TH_PRIVATE(store)(dst, TH_PRIVATE(narrow_sum)(TH_PRIVATE(post)(op, r.sum, centre, n)));
 #else
-        TH_PRIVATE(store)(dst, TH_PRIVATE(narrow_sum)(r.sum));
+        TH_PRIVATE(store)(dst, TH_PRIVATE(narrow_sum)(TH_PRIVATE(sum_post)(op, r.sum, n)));
 #endif
     }
     return t;
@@ -1117,6 +1141,28 @@ TH_API int TH_NAME(norm_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a,
 #endif
 
 #if defined(TH_REAL_IS_COMPLEX)
+static const th__reduce_op TH_PRIVATE(cmean_op) = {.kind = TH__RED_SUM, .post = TH__POST_MEAN};
+
+TH_API TH_NAME(tensor) *TH_NAME(mean_all)(const TH_NAME(tensor) *a)
+{
+    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(mean_all), NULL, a, &TH_PRIVATE(cmean_op), false));
+}
+
+TH_API int TH_NAME(mean_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a)
+{
+    return TH_PRIVATE(full_out)(TH__FN(mean_all_out), TH__B(out), a, &TH_PRIVATE(cmean_op), false);
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(mean_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
+{
+    return TH__T(TH_PRIVATE(dim_new)(TH__FN(mean_dim), a, dim, keepdim, TH_PRIVATE(cmean_op), TH_DT_ENUM));
+}
+
+TH_API int TH_NAME(mean_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim)
+{
+    return TH_PRIVATE(dim_out)(TH__FN(mean_dim_out), TH__B(out), a, dim, keepdim, TH_PRIVATE(cmean_op), TH_DT_ENUM);
+}
+
 #if defined(TH_REAL_IS_C64)
 static const th_dtype TH_PRIVATE(magnitude_dtype) = TH_F32;
 #else
