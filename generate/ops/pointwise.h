@@ -200,7 +200,18 @@ static inline TH_PRIVATE(ct) TH_PRIVATE(sinh_elem)(TH_PRIVATE(ct) x) { return TH
 static inline TH_PRIVATE(ct) TH_PRIVATE(cosh_elem)(TH_PRIVATE(ct) x) { return TH__M(cosh)(x); }
 static inline TH_PRIVATE(ct) TH_PRIVATE(tanh_elem)(TH_PRIVATE(ct) x) { return TH__M(tanh)(x); }
 /* 1 / (1 + e^-x): e^-x overflowing to infinity gives 0, the right limit. */
-static inline TH_PRIVATE(ct) TH_PRIVATE(sigmoid_elem)(TH_PRIVATE(ct) x) { return 1 / (1 + TH__M(exp)(-x)); }
+static inline TH_PRIVATE(ct) TH_PRIVATE(sigmoid_elem)(TH_PRIVATE(ct) x)
+{
+#if !defined(TH_REAL_IS_COMPLEX)
+    /* Below zero, exp(-x) overflows (f64: from x = -709.78) long before sigmoid underflows (x = -745.13):
+     * exp(x) / (1 + exp(x)) keeps the subnormal tail. */
+    if (x < 0) {
+        TH_PRIVATE(ct) e = TH__M(exp)(x);
+        return e / (1 + e);
+    }
+#endif
+    return 1 / (1 + TH__M(exp)(-x));
+}
 static inline TH_PRIVATE(ct) TH_PRIVATE(reciprocal_elem)(TH_PRIVATE(ct) x) { return 1 / x; }
 #endif
 #define TH_OP sqrt
@@ -249,12 +260,57 @@ static inline TH_PRIVATE(ct) TH_PRIVATE(log2_elem)(TH_PRIVATE(ct) x) { return TH
 static inline TH_PRIVATE(ct) TH_PRIVATE(log10_elem)(TH_PRIVATE(ct) x) { return TH__M(log10)(x); }
 static inline TH_PRIVATE(ct) TH_PRIVATE(log1p_elem)(TH_PRIVATE(ct) x) { return TH__M(log1p)(x); }
 static inline TH_PRIVATE(ct) TH_PRIVATE(erf_elem)(TH_PRIVATE(ct) x) { return TH__M(erf)(x); }
+#if defined(TH_REAL_IS_F64)
+/* a * b - p exactly, for p = fl(a * b): an fma, or Dekker's split where there is no hardware fma (then the
+ * compiler cannot contract these products either, so each rounding is as written). |a|, |b| < 2^995. */
+static inline double TH_PRIVATE(product_error)(double a, double b, double p)
+{
+#ifdef FP_FAST_FMA
+    return fma(a, b, -p);
+#else
+    const double split = 134217729.0; /* 2^27 + 1 */
+    double ac = split * a, a_hi = ac - (ac - a), a_lo = a - a_hi;
+    double bc = split * b, b_hi = bc - (bc - b), b_lo = b - b_hi;
+    return ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo;
+#endif
+}
+
+/* GELU of x < -1, where erfc(t), t = -x / sqrt(2), magnifies a relative error of its argument about 2 t^2
+ * times (1581 ulp at x = -36.9 if the rounding of t were ignored). Down to x = -37 the rounding of t is put
+ * back to first order, erfc(t + lo) = erfc(t) - lo * 2 / sqrt(pi) * exp(-t^2). Below, erfc(t) is subnormal
+ * and its own rounding would be multiplied by |x| / 2: there the asymptotic series gives
+ * gelu(x) = -exp(-x^2 / 2) / sqrt(2 pi) * S(t), S = 1 - 1/(2t^2) + 3/(2t^2)^2 - ..., with x^2 / 2 carried as
+ * hi + lo, so only exp's own rounding reaches the result. */
+static inline double TH_PRIVATE(gelu_tail)(double x)
+{
+    const double c_hi = 0.70710678118654757, c_lo = -4.8336466567264567e-17; /* 1/sqrt(2) = c_hi + c_lo */
+    const double u = -x;
+    if (u < 37.0) {
+        const double t = u * c_hi;
+        const double lo = TH_PRIVATE(product_error)(u, c_hi, t) + u * c_lo;
+        return 0.5 * x * (erfc(t) - lo * 1.12837916709551257390 * exp(-t * t)); /* 2 / sqrt(pi) */
+    }
+    const double sq = u * u, sq_lo = TH_PRIVATE(product_error)(u, u, sq);
+    const double r = 1.0 / sq; /* 1 / (2 t^2) */
+    double series = 1.0, term = 1.0;
+    for (int k = 1; k <= 8; k++) { /* at t >= 26 the next term is below 2^-60 */
+        term *= -(2 * k - 1) * r;
+        series += term;
+    }
+    return -(exp(-0.5 * sq) * ((1.0 - 0.5 * sq_lo) * series * 0.39894228040143267794)); /* 1 / sqrt(2 pi) */
+}
+#endif
 /* The exact GELU, x * Phi(x). Phi through erfc rather than 1 + erf: for large negative x, 1 + erf cancels
- * to 0 in float while erfc keeps the tiny tail. */
+ * to 0 while erfc keeps the tiny tail. In double even for float: erfc magnifies the rounding of its
+ * argument ~2x^2 times in the tail, which double absorbs for float results (f64 corrects it, above). */
 static inline TH_PRIVATE(ct) TH_PRIVATE(gelu_elem)(TH_PRIVATE(ct) x)
 {
-    /* In double even for float: erfc magnifies the rounding of its argument ~2x^2 times in the tail. */
+#if defined(TH_REAL_IS_F64)
+    if (x < -1.0 && x > -64.0) return TH_PRIVATE(gelu_tail)(x); /* beyond -64 the result is -0 anyway */
+    return 0.5 * x * erfc(-x * 0.70710678118654752440);
+#else
     return (TH_PRIVATE(ct))(0.5 * (double)x * erfc(-(double)x * 0.70710678118654752440));
+#endif
 }
 static inline TH_PRIVATE(ct) TH_PRIVATE(floor_elem)(TH_PRIVATE(ct) x) { return TH__M(floor)(x); }
 static inline TH_PRIVATE(ct) TH_PRIVATE(ceil_elem)(TH_PRIVATE(ct) x) { return TH__M(ceil)(x); }
