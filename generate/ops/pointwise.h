@@ -339,24 +339,7 @@ static inline bool TH_PRIVATE(isfinite_elem)(TH_PRIVATE(ct) x) { return x - x ==
 #include "unary_op.h"
 #define TH_OP gelu
 #include "unary_op.h"
-#define TH_OP floor
-#include "unary_op.h"
-#define TH_OP ceil
-#include "unary_op.h"
-#define TH_OP round
-#include "unary_op.h"
-#define TH_OP trunc
-#include "unary_op.h"
 #define TH_OP frac
-#include "unary_op.h"
-#define TH_OP isnan
-#define TH_OP_BOOL_RESULT
-#include "unary_op.h"
-#define TH_OP isinf
-#define TH_OP_BOOL_RESULT
-#include "unary_op.h"
-#define TH_OP isfinite
-#define TH_OP_BOOL_RESULT
 #include "unary_op.h"
 #endif
 
@@ -385,23 +368,6 @@ static inline bool TH_PRIVATE(isnan_elem)(TH_PRIVATE(ct) x) { return (void)x, fa
 static inline bool TH_PRIVATE(isinf_elem)(TH_PRIVATE(ct) x) { return (void)x, false; }
 static inline bool TH_PRIVATE(isfinite_elem)(TH_PRIVATE(ct) x) { return (void)x, true; }
 #endif
-#define TH_OP floor
-#include "unary_op.h"
-#define TH_OP ceil
-#include "unary_op.h"
-#define TH_OP round
-#include "unary_op.h"
-#define TH_OP trunc
-#include "unary_op.h"
-#define TH_OP isnan
-#define TH_OP_BOOL_RESULT
-#include "unary_op.h"
-#define TH_OP isinf
-#define TH_OP_BOOL_RESULT
-#include "unary_op.h"
-#define TH_OP isfinite
-#define TH_OP_BOOL_RESULT
-#include "unary_op.h"
 #endif
 
 /* Complex: the magnitude, in the real dtype of the same precision (c64 -> f32), and the classifications,
@@ -430,6 +396,20 @@ static inline bool TH_PRIVATE(isfinite_elem)(TH_PRIVATE(ct) x)
 #define TH_OP abs
 #define TH_OP_REAL_RESULT
 #include "unary_op.h"
+#endif
+
+/* Rounding and classification, stamped once for every kind whose element functions are above. */
+#if defined(TH_REAL_IS_INTEGER) || defined(TH_REAL_IS_FLOATING)
+#define TH_OP floor
+#include "unary_op.h"
+#define TH_OP ceil
+#include "unary_op.h"
+#define TH_OP round
+#include "unary_op.h"
+#define TH_OP trunc
+#include "unary_op.h"
+#endif
+#if !defined(TH_REAL_IS_BOOL)
 #define TH_OP isnan
 #define TH_OP_BOOL_RESULT
 #include "unary_op.h"
