@@ -245,9 +245,15 @@ static void test_accuracy_f64(int best)
             sweep_f64(in, BATCH, best, w);
         }
     }
+    /* The float64 references are long double; where its arithmetic is really double (valgrind emulates x87
+     * at 64 bits), they are off by about as much as the kernels and the bounds cannot be judged. The gcc,
+     * clang and sanitizer runs check them. */
+    volatile long double one = 1.0L, tiny = 0x1p-60L;
+    const bool wide = one + tiny != one;
+    if (!wide) printf("  long double is no wider than double here: the f64 errors are shown, not checked\n");
     for (int op = 0; op < NUM_OPS_F64; op++)
         for (int level = 0; level <= best; level++)
-            report("f64", ops_f64[op].name, level, &w[op][level], ops_f64[op].max_ulp);
+            report("f64", ops_f64[op].name, level, &w[op][level], wide ? ops_f64[op].max_ulp : INFINITY);
 }
 
 /* ---- special values ---------------------------------------------------------------------- */
