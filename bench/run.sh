@@ -241,8 +241,10 @@ run_group() {
                 run_peer "$round" numpy 1 t1. "$PY" "$here/bench_numpy.py" $keys
                 continue
             fi
-            [ "$group" = "${groups[0]}" ] && keys="loop_overhead $keys"
-            run_peer "$round" numpy 1 "" "$PY" "$here/bench_numpy.py" $keys
+            # Only NumPy has this row: a separate list, so the other peers of later rounds never get it.
+            local numpy_keys=$keys
+            [ "$group" = "${groups[0]}" ] && numpy_keys="loop_overhead $keys"
+            run_peer "$round" numpy 1 "" "$PY" "$here/bench_numpy.py" $numpy_keys
             ;;
         esac
     done
