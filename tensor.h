@@ -708,6 +708,7 @@ TH_FOREACH_DTYPE(TH__X)
 
 #if defined(TH_IMPLEMENTATION) && !defined(TH__IMPLEMENTED)
 #define TH__IMPLEMENTED
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>

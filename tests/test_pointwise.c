@@ -209,6 +209,21 @@ static void test_unary_special_values(void)
     th_f32_tensor *rl = th_f32_relu(a), *sg = th_f32_sign(a);
     CHECK(isnan(th_f32_data(rl)[0]) && isnan(th_f32_data(sg)[0]));
     CHECK(signbit(th_f32_data(sg)[4]) && th_f32_data(sg)[4] == 0.0f);
+    /* gelu at the infinities is the limit: -0 and +inf, not the formula's -inf * 0 = NaN. */
+    th_f32_tensor *ge = th_f32_gelu(a);
+    const double in64[] = {-INFINITY, INFINITY, NAN, -1e300, -38.0};
+    th_f64_tensor *a64 = f64_from(1, SZ(5), in64);
+    th_f64_tensor *ge64 = th_f64_gelu(a64);
+    CHECK(isnan(th_f32_data(ge)[0]) && th_f32_data(ge)[1] == INFINITY && th_f32_data(ge)[2] == 0.0f &&
+          signbit(th_f32_data(ge)[2]));
+    CHECK(th_f64_data(ge64)[0] == 0.0 && signbit(th_f64_data(ge64)[0]) && th_f64_data(ge64)[1] == INFINITY &&
+          isnan(th_f64_data(ge64)[2]) && th_f64_data(ge64)[3] == 0.0 && signbit(th_f64_data(ge64)[3]));
+    /* gelu(-38) = -1.0964627768261380e-314 (mpmath), a subnormal the asymptotic series reaches within a few
+     * of its ulps (4.9e-324); erfc alone, subnormal there, would be off by about 19 of them. */
+    CHECK(fabs(th_f64_data(ge64)[4] - -1.0964627768261380e-314) <= 4 * 4.9406564584124654e-324);
+    th_f32_release(ge);
+    th_f64_release(ge64);
+    th_f64_release(a64);
     th_bool_tensor *lnot = th_f32_logical_not(a);
     const bool want_lnot[] = {0, 0, 0, 1, 1, 0, 0, 0, 0};
     CHECK(memcmp(th_bool_data(lnot), want_lnot, 9) == 0);

@@ -261,11 +261,12 @@ static inline TH_PRIVATE(ct) TH_PRIVATE(log10_elem)(TH_PRIVATE(ct) x) { return T
 static inline TH_PRIVATE(ct) TH_PRIVATE(log1p_elem)(TH_PRIVATE(ct) x) { return TH__M(log1p)(x); }
 static inline TH_PRIVATE(ct) TH_PRIVATE(erf_elem)(TH_PRIVATE(ct) x) { return TH__M(erf)(x); }
 #if defined(TH_REAL_IS_F64)
-/* a * b - p exactly, for p = fl(a * b): an fma, or Dekker's split where there is no hardware fma (then the
- * compiler cannot contract these products either, so each rounding is as written). |a|, |b| < 2^995. */
+/* a * b - p exactly, for p = fl(a * b). Dekker's split where there is no hardware fma and doubles are
+ * evaluated as doubles (then the compiler cannot contract these products either, and each rounding is as
+ * written); elsewhere fma, which is exact even in software. |a|, |b| < 2^995. */
 static inline double TH_PRIVATE(product_error)(double a, double b, double p)
 {
-#ifdef FP_FAST_FMA
+#if defined(FP_FAST_FMA) || !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
     return fma(a, b, -p);
 #else
     const double split = 134217729.0; /* 2^27 + 1 */
@@ -305,8 +306,9 @@ static inline double TH_PRIVATE(gelu_tail)(double x)
  * argument ~2x^2 times in the tail, which double absorbs for float results (f64 corrects it, above). */
 static inline TH_PRIVATE(ct) TH_PRIVATE(gelu_elem)(TH_PRIVATE(ct) x)
 {
+    if (x <= -64) return -(TH_PRIVATE(ct))0; /* the result underflows to -0; at -inf too, the limit, not NaN */
 #if defined(TH_REAL_IS_F64)
-    if (x < -1.0 && x > -64.0) return TH_PRIVATE(gelu_tail)(x); /* beyond -64 the result is -0 anyway */
+    if (x < -1.0) return TH_PRIVATE(gelu_tail)(x);
     return 0.5 * x * erfc(-x * 0.70710678118654752440);
 #else
     return (TH_PRIVATE(ct))(0.5 * (double)x * erfc(-(double)x * 0.70710678118654752440));

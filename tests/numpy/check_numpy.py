@@ -192,7 +192,9 @@ def erfc_ld(z, e):
 
 def gelu_ld(x):
     x = x.astype(LD)
-    return 0.5 * x * erfc_ld(-x / np.sqrt(LD(2)), exp_neg_square(x, 0.5))
+    with np.errstate(invalid="ignore"):
+        g = 0.5 * x * erfc_ld(-x / np.sqrt(LD(2)), exp_neg_square(x, 0.5))
+    return np.where(x == -np.inf, LD(-0.0), g)  # the limit; the formula alone gives -inf * 0 = NaN
 
 
 # ---- the references ----
