@@ -374,6 +374,71 @@ static void test_device(void)
     th_f64_release(d), th_f64_release(h);
 }
 
+/* sort_out and topk_out give what the new forms give, into transposed outs, in place (values is t), and
+ * refuse a bad out before writing either. */
+static void test_outs(void)
+{
+    th_f64_tensor *t = scrambled(2, SZ(5, 7), 4);
+    th_i64_tensor *want_idx = NULL;
+    th_f64_tensor *want = th_f64_sort(t, 1, true, &want_idx);
+    th_f64_tensor *vbuf = th_f64_zeros(2, SZ(7, 5)), *v = th_f64_transpose(vbuf, 0, 1);
+    th_i64_tensor *ibuf = th_i64_zeros(2, SZ(7, 5)), *ix = th_i64_transpose(ibuf, 0, 1);
+    CHECK_INT_EQ(th_f64_sort_out(v, ix, t, 1, true), TH_OK);
+    bool same = true;
+    for (int64_t i = 0; i < 5; i++)
+        for (int64_t j = 0; j < 7; j++) {
+            const int64_t at[2] = {i, j};
+            same = same && th_f64_get(v, at) == th_f64_get(want, at) && th_i64_get(ix, at) == th_i64_get(want_idx, at);
+        }
+    CHECK(same);
+    CHECK_INT_EQ(th_f64_sort_out(v, NULL, t, -1, false), TH_OK); /* indices are optional */
+    CHECK(th_f64_get(v, (const int64_t[]){0, 0}) <= th_f64_get(v, (const int64_t[]){0, 6}));
+
+    /* In place: sorting t into itself. */
+    th_f64_tensor *copy = th_f64_clone(t);
+    CHECK_INT_EQ(th_f64_sort_out(copy, NULL, copy, 1, true), TH_OK);
+    same = true;
+    for (int64_t i = 0; i < 35; i++) same = same && th_f64_data(copy)[i] == th_f64_data(want)[i];
+    CHECK(same);
+
+    /* topk: 3 smallest along dim 0, sorted and in their order along the dim. */
+    th_i64_tensor *kidx = NULL;
+    th_f64_tensor *kwant = th_f64_topk(t, 3, 0, false, false, &kidx);
+    th_f64_tensor *kv = th_f64_zeros(2, SZ(3, 7));
+    th_i64_tensor *ki = th_i64_zeros(2, SZ(3, 7));
+    CHECK_INT_EQ(th_f64_topk_out(kv, ki, t, 3, 0, false, false), TH_OK);
+    same = true;
+    for (int64_t i = 0; i < 21; i++)
+        same = same && th_f64_data(kv)[i] == th_f64_data(kwant)[i] && th_i64_data(ki)[i] == th_i64_data(kidx)[i];
+    CHECK(same);
+
+    /* Errors: nothing written. */
+    th_f64_data(kv)[0] = 99;
+    th_i64_data(ki)[0] = 99;
+    CHECK_FAILS(th_f64_topk_out(NULL, ki, t, 3, 0, false, true), TH_ERR_INVALID, "th_f64_topk_out", "NULL values");
+    CHECK_FAILS(th_f64_topk_out(kv, ki, t, 2, 0, false, true), TH_ERR_SHAPE, "th_f64_topk_out", "shape");
+    CHECK_FAILS(th_f64_topk_out(kv, ki, t, 9, 0, false, true), TH_ERR_RANGE, "th_f64_topk_out", "k 9");
+    CHECK_FAILS(th_f64_topk_out(kv, (th_i64_tensor *)kv, t, 3, 0, false, true), TH_ERR_DTYPE, "th_f64_topk_out",
+                "out is f64");
+    th_i64_tensor *short_idx = th_i64_zeros(2, SZ(3, 6));
+    CHECK_FAILS(th_f64_topk_out(kv, short_idx, t, 3, 0, false, true), TH_ERR_SHAPE, "th_f64_topk_out", "shape");
+    CHECK_FAILS(th_f64_sort_out(kv, NULL, t, 2, false), TH_ERR_RANGE, "th_f64_sort_out", "dim");
+    CHECK(th_f64_data(kv)[0] == 99 && th_i64_data(ki)[0] == 99);
+    th_release(short_idx);
+    th_release(kv);
+    th_release(ki);
+    th_release(kwant);
+    th_release(kidx);
+    th_release(copy);
+    th_release(v);
+    th_release(vbuf);
+    th_release(ix);
+    th_release(ibuf);
+    th_release(want);
+    th_release(want_idx);
+    th_release(t);
+}
+
 int main(void)
 {
     test_begin();
@@ -385,5 +450,6 @@ int main(void)
     test_unique();
     test_errors();
     test_device();
+    test_outs();
     return test_end("test_sort");
 }

@@ -131,6 +131,11 @@ int main(void)
     check(f32_is(top, 4, (float[]){3, 2, NAN, 4}), "topk values");
     check(i64_is(top_idx, 4, (int64_t[]){0, 2, 1, 3}), "topk indices");
 
+    /* The _out forms write into tensors you own; sorting a copy into itself sorts it in place. */
+    th_f32_tensor *own = need(th_f32_clone(t));
+    if (th_f32_sort_out(own, NULL, own, -1, true) != 0) need(NULL);
+    check(f32_is(own, 8, (float[]){3, 2, 1, 1, NAN, 4, 0.5f, -1}), "sort_out in place, descending");
+
     /* unique looks at all of t. inverse maps each element of t to its value in the result. */
     th_i64_tensor *inv = NULL, *counts = NULL;
     th_f32_tensor *u = need(th_f32_unique(t, true, &inv, &counts)); /* distinct values of all of t */
@@ -148,6 +153,7 @@ int main(void)
     th_f32_release(u);
     th_i64_release(counts);
     th_i64_release(inv);
+    th_f32_release(own);
     th_f32_release(top);
     th_i64_release(top_idx);
     th_f32_release(s);

@@ -18,6 +18,15 @@ TH_API TH_NAME(tensor) *TH_NAME(sort)(const TH_NAME(tensor) *t, int dim, bool de
  * of sort, and TH_ERR_RANGE for k outside 0..size of dim (k must be 1 for a 0-d t). */
 TH_API TH_NAME(tensor) *TH_NAME(topk)(const TH_NAME(tensor) *t, int64_t k, int dim, bool largest, bool sorted,
                                       th_i64_tensor **indices);
+/* The same into values and (unless NULL) indices, which must have exactly the result's shape and dtype, any
+ * strides, and may overlap t: the result is made first and then copied, so an out that is t itself (an in-place
+ * sort) is fine. Returns 0 or a negative status; a bad argument writes nothing. Errors also: NULL values
+ * (TH_ERR_INVALID), an out of another shape (TH_ERR_SHAPE) or dtype (TH_ERR_DTYPE), read-only or with
+ * overlapping elements. */
+TH_API int TH_NAME(sort_out)(TH_NAME(tensor) *values, th_i64_tensor *indices, const TH_NAME(tensor) *t, int dim,
+                             bool descending);
+TH_API int TH_NAME(topk_out)(TH_NAME(tensor) *values, th_i64_tensor *indices, const TH_NAME(tensor) *t, int64_t k,
+                             int dim, bool largest, bool sorted);
 /* The distinct values of t (all its elements, in row-major order) as a 1-d tensor: ascending when sorted is
  * true, else in the order of their first occurrence. When not NULL, *inverse receives an i64 tensor of t's
  * shape giving each element's position in the result, and *counts a 1-d i64 tensor of how often each value
@@ -226,6 +235,39 @@ TH_API TH_NAME(tensor) *TH_NAME(topk)(const TH_NAME(tensor) *t, int64_t k, int d
                                       th_i64_tensor **indices)
 {
     return TH_PRIVATE(sort_impl)(TH__FN(topk), TH__B(t), dim, k, true, largest, !sorted, indices);
+}
+
+/* sort_out and topk_out: the new-tensor form, then both outs checked before either is written. */
+static int TH_PRIVATE(sort_into)(const char *fn, th_tensor *values_out, th_tensor *indices_out, const th_tensor *t,
+                                 int dim, int64_t k, bool topk, bool descending, bool in_order)
+{
+    if (!values_out) return th__fail(TH_ERR_INVALID, fn, "NULL values out");
+    th_i64_tensor *idx = NULL;
+    TH_NAME(tensor) *values =
+        TH_PRIVATE(sort_impl)(fn, t, dim, k, topk, descending, in_order, indices_out ? &idx : NULL);
+    if (!values) return th_last_status();
+    const th_tensor *v = TH__B(values);
+    int status = th__check_out(fn, values_out, TH_DT_ENUM, v->ndim, v->sizes);
+    if (status == TH_OK && indices_out) status = th__check_out(fn, indices_out, TH_I64, v->ndim, v->sizes);
+    if (status == TH_OK) status = th__copy(fn, values_out, v);
+    if (status == TH_OK && indices_out) status = th__copy(fn, indices_out, (th_tensor *)idx);
+    th_tensor_release((th_tensor *)values);
+    th_tensor_release((th_tensor *)idx);
+    return status;
+}
+
+TH_API int TH_NAME(sort_out)(TH_NAME(tensor) *values, th_i64_tensor *indices, const TH_NAME(tensor) *t, int dim,
+                             bool descending)
+{
+    return TH_PRIVATE(sort_into)(TH__FN(sort_out), TH__B(values), (th_tensor *)indices, TH__B(t), dim, 0, false,
+                                 descending, false);
+}
+
+TH_API int TH_NAME(topk_out)(TH_NAME(tensor) *values, th_i64_tensor *indices, const TH_NAME(tensor) *t, int64_t k,
+                             int dim, bool largest, bool sorted)
+{
+    return TH_PRIVATE(sort_into)(TH__FN(topk_out), TH__B(values), (th_tensor *)indices, TH__B(t), dim, k, true,
+                                 largest, !sorted);
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(unique)(const TH_NAME(tensor) *t, bool sorted, th_i64_tensor **inverse,
