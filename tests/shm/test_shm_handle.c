@@ -393,6 +393,10 @@ static void test_other_user(void)
     if (pid == 0) {
         th_f32_release(a);
         if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+        /* The other user must be able to start the manager; from a private (0700) checkout it cannot, and
+         * the open would fail for that reason instead. */
+        const char *manager = getenv("TH_SHM_MANAGER");
+        if (manager && access(manager, X_OK) != 0) _exit(4);
         th_tensor *t = th_shm_open_handle(h);
         (void)!write(out[1], th_last_error(), strlen(th_last_error()));
         _exit(t == NULL && th_last_status() == TH_ERR_IO ? 0 : 1);
@@ -402,7 +406,13 @@ static void test_other_user(void)
     ssize_t n = read(out[0], msg, sizeof msg - 1);
     msg[n > 0 ? n : 0] = '\0';
     close(out[0]);
-    CHECK_INT_EQ(shm_test_wait(pid), 0);
+    int status = shm_test_wait(pid);
+    if (status == 4) {
+        printf("test_other_user: SKIPPED (user 65534 cannot run TH_SHM_MANAGER: a private checkout)\n");
+        th_f32_release(a);
+        return;
+    }
+    CHECK_INT_EQ(status, 0);
     CHECK(strstr(msg, "th_shm_open_handle: shared segment /") == msg);
     CHECK(strstr(msg, "belongs to another user (mode 0600): permission denied") != NULL);
     /* and the segment is 0600 */
