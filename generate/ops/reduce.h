@@ -30,12 +30,15 @@ TH_API TH_NAME(tensor) *TH_NAME(cumprod)(const TH_NAME(tensor) *a, int dim);
 TH_API int TH_NAME(cumprod_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim);
 #endif
 
-#if defined(TH_REAL_IS_FLOATING)
-/* The mean (NaN for no elements). */
+#if defined(TH_REAL_IS_FLOATING) || defined(TH_REAL_IS_COMPLEX)
+/* The mean (NaN for no elements; complex: summed in complex double, NaN + NaN i for none). */
 TH_API TH_NAME(tensor) *TH_NAME(mean_all)(const TH_NAME(tensor) *a);
 TH_API int TH_NAME(mean_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
 TH_API TH_NAME(tensor) *TH_NAME(mean_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
 TH_API int TH_NAME(mean_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
+#endif
+
+#if defined(TH_REAL_IS_FLOATING)
 /* Variance and standard deviation, two-pass: sum((x - mean)^2) / max(0, n - correction); correction 1 is
  * the unbiased estimate, 0 the population one. A divisor of 0 gives NaN or infinity, as in PyTorch.
  * Errors also: a negative correction (TH_ERR_INVALID). */
@@ -61,14 +64,6 @@ TH_API TH_NAME(tensor) *TH_NAME(norm_all)(const TH_NAME(tensor) *a, double p);
 TH_API int TH_NAME(norm_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, double p);
 TH_API TH_NAME(tensor) *TH_NAME(norm_dim)(const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
 TH_API int TH_NAME(norm_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, double p, int dim, bool keepdim);
-#endif
-
-#if defined(TH_REAL_IS_COMPLEX)
-/* The mean, summed in complex double (NaN + NaN i for no elements, as 0 / 0). */
-TH_API TH_NAME(tensor) *TH_NAME(mean_all)(const TH_NAME(tensor) *a);
-TH_API int TH_NAME(mean_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
-TH_API TH_NAME(tensor) *TH_NAME(mean_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
-TH_API int TH_NAME(mean_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
 #endif
 
 #if defined(TH_REAL_IS_C64)
@@ -992,10 +987,9 @@ static bool TH_PRIVATE(norm_op)(const char *fn, double p, th__reduce_op *op)
 
 #endif
 
-#if defined(TH_REAL_IS_FLOATING)
+#if defined(TH_REAL_IS_FLOATING) || defined(TH_REAL_IS_COMPLEX)
+/* Floating sums divide by n in post(), complex ones in sum_post(). */
 static const th__reduce_op TH_PRIVATE(mean_op) = {.kind = TH__RED_SUM, .post = TH__POST_MEAN};
-static const th__reduce_op TH_PRIVATE(lse_op) = {
-    .kind = TH__RED_SUM, .map = TH__MAP_EXP, .post = TH__POST_LSE, .centre = TH__CENTRE_MAX};
 
 TH_API TH_NAME(tensor) *TH_NAME(mean_all)(const TH_NAME(tensor) *a)
 {
@@ -1016,6 +1010,11 @@ TH_API int TH_NAME(mean_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a,
 {
     return TH_PRIVATE(dim_out)(TH__FN(mean_dim_out), TH__B(out), a, dim, keepdim, TH_PRIVATE(mean_op), TH_DT_ENUM);
 }
+#endif
+
+#if defined(TH_REAL_IS_FLOATING)
+static const th__reduce_op TH_PRIVATE(lse_op) = {
+    .kind = TH__RED_SUM, .map = TH__MAP_EXP, .post = TH__POST_LSE, .centre = TH__CENTRE_MAX};
 
 /* var and std: the op, or false (with the error recorded) for a negative correction. */
 static bool TH_PRIVATE(var_op)(const char *fn, int64_t correction, bool std, th__reduce_op *op)
@@ -1141,28 +1140,6 @@ TH_API int TH_NAME(norm_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a,
 #endif
 
 #if defined(TH_REAL_IS_COMPLEX)
-static const th__reduce_op TH_PRIVATE(cmean_op) = {.kind = TH__RED_SUM, .post = TH__POST_MEAN};
-
-TH_API TH_NAME(tensor) *TH_NAME(mean_all)(const TH_NAME(tensor) *a)
-{
-    return TH__T(TH_PRIVATE(reduce_full)(TH__FN(mean_all), NULL, a, &TH_PRIVATE(cmean_op), false));
-}
-
-TH_API int TH_NAME(mean_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a)
-{
-    return TH_PRIVATE(full_out)(TH__FN(mean_all_out), TH__B(out), a, &TH_PRIVATE(cmean_op), false);
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(mean_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
-{
-    return TH__T(TH_PRIVATE(dim_new)(TH__FN(mean_dim), a, dim, keepdim, TH_PRIVATE(cmean_op), TH_DT_ENUM));
-}
-
-TH_API int TH_NAME(mean_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim)
-{
-    return TH_PRIVATE(dim_out)(TH__FN(mean_dim_out), TH__B(out), a, dim, keepdim, TH_PRIVATE(cmean_op), TH_DT_ENUM);
-}
-
 #if defined(TH_REAL_IS_C64)
 static const th_dtype TH_PRIVATE(magnitude_dtype) = TH_F32;
 #else
