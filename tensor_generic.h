@@ -2,16 +2,25 @@
  *
  * Read TH_NAME(narrow) as th_f32_narrow, th_i64_narrow, ...; real is the element type and accreal the
  * accumulation type (generate/stamp.h lists every macro a generic file can use). The layout and
- * dtype-independent logic (views, shape checks, copies between dtypes) lives once, dtype-erased, in tensor.h;
+ * dtype-independent logic (views, shape checks, copies between dtypes) lives once, dtype-erased, in core/;
  * the functions here are the typed front doors to it and the loops that need the element type.
  *
- * tensor.h stamps this file twice: once for the declarations (TH__DECLARE_ONLY) and, in the
- * TH_IMPLEMENTATION translation unit, once more for the definitions. */
+ * tensor.h stamps this file in both of its passes: the declarations, then (TH__DEFINING, in the
+ * TH_IMPLEMENTATION translation unit) the definitions. */
 #ifndef TH_NAME
 #error "tensor_generic.h is stamped through generate/ by tensor.h; include tensor.h instead"
 #endif
 
-#ifdef TH__DECLARE_ONLY
+/* The names of the op an op template (ops/unary_op.h, binary_op.h, reduce_op.h) is stamping: with TH_OP add
+ * and dtype f32, TH__OP_NAME(_out) is th_f32_add_out, TH__OP_PRIVATE(_row) is th__f32_add_row and
+ * TH__OP_FN(_out) is "th_f32_add_out", the name its errors give. */
+#define TH__OP_PASTE_(op, sfx) op##sfx
+#define TH__OP_PASTE(op, sfx) TH__OP_PASTE_(op, sfx)
+#define TH__OP_NAME(sfx) TH_NAME(TH__OP_PASTE(TH_OP, sfx))
+#define TH__OP_PRIVATE(sfx) TH_PRIVATE(TH__OP_PASTE(TH_OP, sfx))
+#define TH__OP_FN(sfx) TH__STR(TH__OP_NAME(sfx))
+
+#ifndef TH__DEFINING
 
 /* ---- storage, counted in elements of this dtype ---- */
 
@@ -51,15 +60,17 @@ TH_API TH_NAME(tensor) *TH_NAME(convert)(const th_tensor *src);
 
 /* ---- references ---- */
 
-/* Both return t; NULL is a no-op. The last release frees the tensor and lets go of its storage. */
+/* retain returns t; NULL is a no-op. The last release frees the tensor and lets go of its storage. A tensor of
+ * another dtype is neither retained nor released (TH_ERR_DTYPE; retain returns NULL). */
 TH_API TH_NAME(tensor) *TH_NAME(retain)(TH_NAME(tensor) *t);
 TH_API void TH_NAME(release)(TH_NAME(tensor) *t);
-/* The dtype-erased tensor underneath (NULL for NULL). */
+/* The dtype-erased tensor underneath (NULL for NULL, and with TH_ERR_DTYPE for a tensor of another dtype). */
 TH_API th_tensor *TH_NAME(base)(const TH_NAME(tensor) *t);
 /* t as this dtype's tensor; NULL (with TH_ERR_DTYPE) when its dtype is another. */
 TH_API TH_NAME(tensor) *TH_NAME(from_base)(th_tensor *t);
 
-/* ---- properties ---- */
+/* ---- properties: each returns, for a tensor of another dtype, what it returns for NULL, and records
+ * TH_ERR_DTYPE ---- */
 
 /* 0 for NULL. */
 TH_API int TH_NAME(ndim)(const TH_NAME(tensor) *t);
@@ -83,8 +94,8 @@ TH_API bool TH_NAME(is_contiguous)(const TH_NAME(tensor) *t);
 
 /* ---- elements ---- */
 
-/* The element at idx (ndim indices, negative count from the end). On error (NULL, index out of range,
- * device memory) returns zero and records the error: clear it first and check th_last_status(). */
+/* The element at idx (ndim indices, negative count from the end). On error (NULL, another dtype, index out of
+ * range, device memory) returns zero and records the error: clear it first and check th_last_status(). */
 TH_API real TH_NAME(get)(const TH_NAME(tensor) *t, const int64_t *idx);
 /* Writes the element at idx; 0 or a negative status. */
 TH_API int TH_NAME(set)(TH_NAME(tensor) *t, const int64_t *idx, real value);
@@ -145,6 +156,13 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 #define TH__FN(verb) TH__STR(TH_NAME(verb))
 #define TH__T(p) ((TH_NAME(tensor) *)(p))
 #define TH__B(p) ((th_tensor *)(p))
+/* The check a typed function starts with (ERRORS in tensor.h): true, with TH_ERR_DTYPE recorded under the
+ * function's and the operand's names, when t holds another dtype than this one; the function then returns its
+ * error value having touched nothing. Operands that the shared code checks as its first step keep that check,
+ * whose message names them as the docs do: outs ("out is i32; this result is f32"), bool masks and conds and
+ * int64 indices, a product's A, B and C, the tensors of cat and stack, the src of scatter and put.
+ * tests/test_dtype_check.c passes a wrong dtype in every tensor parameter of every function. */
+#define TH__WRONG_DTYPE(t) th__dtype_mismatch(__func__, #t, TH__B(t), TH_DT_ENUM)
 
 /* ---- element conversions, through the three wide types copies between dtypes use ---- */
 
@@ -358,20 +376,26 @@ TH_API TH_NAME(tensor) *TH_NAME(empty)(int ndim, const int64_t *sizes)
     return TH__T(th__tensor_empty(TH__FN(empty), TH_DT_ENUM, ndim, sizes));
 }
 
-static TH_NAME(tensor) *TH_PRIVATE(filled)(const char *fn, int ndim, const int64_t *sizes, real value)
+/* t, a new tensor, filled with value; NULL (t released) where the host cannot touch its memory. */
+static TH_NAME(tensor) *TH_PRIVATE(fill_new)(const char *fn, th_tensor *t, real value)
 {
-    th_tensor *t = th__tensor_empty(fn, TH_DT_ENUM, ndim, sizes);
     if (!t) return NULL;
-    if (!th_device_is_host(t->storage->device)) { /* the default allocator hands out device memory */
+    if (!th_device_is_host(t->storage->device)) {
+        const int type = (int)t->storage->device.type;
         th_tensor_release(t);
-        th__fail(TH_ERR_DEVICE, fn, "the default allocator's memory is on device type %d, which the host cannot fill",
-                 (int)th_default_allocator(NULL)->device.type);
+        th__fail(TH_ERR_DEVICE, fn, "the new tensor's memory is on device type %d, which the host cannot fill (its "
+                 "companion fills device tensors)", type);
         return NULL;
     }
     char *p = (char *)th_tensor_data(t);
     int64_t strides[1] = {(int64_t)sizeof(real)};
     TH_PRIVATE(fill_row)(&p, strides, th__numel(t), &value);
     return TH__T(t);
+}
+
+static TH_NAME(tensor) *TH_PRIVATE(filled)(const char *fn, int ndim, const int64_t *sizes, real value)
+{
+    return TH_PRIVATE(fill_new)(fn, th__tensor_empty(fn, TH_DT_ENUM, ndim, sizes), value);
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(zeros)(int ndim, const int64_t *sizes)
@@ -410,9 +434,19 @@ TH_API TH_NAME(tensor) *TH_NAME(convert)(const th_tensor *src)
 
 /* ---- references and properties ---- */
 
-TH_API TH_NAME(tensor) *TH_NAME(retain)(TH_NAME(tensor) *t) { return TH__T(th_tensor_retain(TH__B(t))); }
-TH_API void TH_NAME(release)(TH_NAME(tensor) *t) { th_tensor_release(TH__B(t)); }
-TH_API th_tensor *TH_NAME(base)(const TH_NAME(tensor) *t) { return TH__B(t); }
+TH_API TH_NAME(tensor) *TH_NAME(retain)(TH_NAME(tensor) *t)
+{
+    return TH__WRONG_DTYPE(t) ? NULL : TH__T(th_tensor_retain(TH__B(t)));
+}
+
+/* Releasing through the wrong handle is a bug in the caller: a leak is safer than freeing what the caller
+ * may still take for something else. */
+TH_API void TH_NAME(release)(TH_NAME(tensor) *t)
+{
+    if (!TH__WRONG_DTYPE(t)) th_tensor_release(TH__B(t));
+}
+
+TH_API th_tensor *TH_NAME(base)(const TH_NAME(tensor) *t) { return TH__WRONG_DTYPE(t) ? NULL : TH__B(t); }
 
 TH_API TH_NAME(tensor) *TH_NAME(from_base)(th_tensor *t)
 {
@@ -427,31 +461,59 @@ TH_API TH_NAME(tensor) *TH_NAME(from_base)(th_tensor *t)
     return TH__T(t);
 }
 
-TH_API int TH_NAME(ndim)(const TH_NAME(tensor) *t) { return th_tensor_ndim(TH__B(t)); }
-TH_API int64_t TH_NAME(size)(const TH_NAME(tensor) *t, int dim) { return th__size(TH__FN(size), TH__B(t), dim); }
+TH_API int TH_NAME(ndim)(const TH_NAME(tensor) *t) { return TH__WRONG_DTYPE(t) ? 0 : th_tensor_ndim(TH__B(t)); }
+
+TH_API int64_t TH_NAME(size)(const TH_NAME(tensor) *t, int dim)
+{
+    return TH__WRONG_DTYPE(t) ? -1 : th__size(TH__FN(size), TH__B(t), dim);
+}
+
 TH_API int64_t TH_NAME(stride)(const TH_NAME(tensor) *t, int dim)
 {
-    return th__stride(TH__FN(stride), TH__B(t), dim);
+    return TH__WRONG_DTYPE(t) ? 0 : th__stride(TH__FN(stride), TH__B(t), dim);
 }
-TH_API const int64_t *TH_NAME(sizes)(const TH_NAME(tensor) *t) { return th_tensor_sizes(TH__B(t)); }
-TH_API const int64_t *TH_NAME(strides)(const TH_NAME(tensor) *t) { return th_tensor_strides(TH__B(t)); }
-TH_API int64_t TH_NAME(numel)(const TH_NAME(tensor) *t) { return th_tensor_numel(TH__B(t)); }
-TH_API real *TH_NAME(data)(const TH_NAME(tensor) *t) { return (real *)th_tensor_data(TH__B(t)); }
-TH_API th_storage *TH_NAME(storage)(const TH_NAME(tensor) *t) { return th_tensor_storage(TH__B(t)); }
-TH_API int64_t TH_NAME(offset)(const TH_NAME(tensor) *t) { return th_tensor_offset(TH__B(t)); }
-TH_API bool TH_NAME(is_contiguous)(const TH_NAME(tensor) *t) { return th_tensor_is_contiguous(TH__B(t)); }
+
+TH_API const int64_t *TH_NAME(sizes)(const TH_NAME(tensor) *t)
+{
+    return TH__WRONG_DTYPE(t) ? NULL : th_tensor_sizes(TH__B(t));
+}
+
+TH_API const int64_t *TH_NAME(strides)(const TH_NAME(tensor) *t)
+{
+    return TH__WRONG_DTYPE(t) ? NULL : th_tensor_strides(TH__B(t));
+}
+
+TH_API int64_t TH_NAME(numel)(const TH_NAME(tensor) *t) { return TH__WRONG_DTYPE(t) ? 0 : th_tensor_numel(TH__B(t)); }
+
+TH_API real *TH_NAME(data)(const TH_NAME(tensor) *t)
+{
+    return TH__WRONG_DTYPE(t) ? NULL : (real *)th_tensor_data(TH__B(t));
+}
+
+TH_API th_storage *TH_NAME(storage)(const TH_NAME(tensor) *t)
+{
+    return TH__WRONG_DTYPE(t) ? NULL : th_tensor_storage(TH__B(t));
+}
+
+TH_API int64_t TH_NAME(offset)(const TH_NAME(tensor) *t) { return TH__WRONG_DTYPE(t) ? 0 : th_tensor_offset(TH__B(t)); }
+
+TH_API bool TH_NAME(is_contiguous)(const TH_NAME(tensor) *t)
+{
+    return TH__WRONG_DTYPE(t) ? false : th_tensor_is_contiguous(TH__B(t));
+}
 
 /* ---- elements ---- */
 
 TH_API real TH_NAME(get)(const TH_NAME(tensor) *t, const int64_t *idx)
 {
     int64_t off = 0;
-    if (th__element_offset(TH__FN(get), TH__B(t), idx, &off)) return TH_PRIVATE(from_i64)(0);
+    if (TH__WRONG_DTYPE(t) || th__element_offset(TH__FN(get), TH__B(t), idx, &off)) return TH_PRIVATE(from_i64)(0);
     return TH_PRIVATE(load)((const char *)TH__B(t)->storage->data + off * (int64_t)sizeof(real));
 }
 
 TH_API int TH_NAME(set)(TH_NAME(tensor) *t, const int64_t *idx, real value)
 {
+    if (TH__WRONG_DTYPE(t)) return TH_ERR_DTYPE;
     int64_t off = 0;
     int status = th__element_offset(TH__FN(set), TH__B(t), idx, &off);
     if (status) return status;
@@ -462,6 +524,7 @@ TH_API int TH_NAME(set)(TH_NAME(tensor) *t, const int64_t *idx, real value)
 
 TH_API int TH_NAME(fill)(TH_NAME(tensor) *t, real value)
 {
+    if (TH__WRONG_DTYPE(t)) return TH_ERR_DTYPE;
     const th_tensor *ops[1] = {TH__B(t)};
     th__iter it;
     int status = th__iter_init(TH__FN(fill), &it, 1, ops);
@@ -473,68 +536,85 @@ TH_API int TH_NAME(fill)(TH_NAME(tensor) *t, real value)
 
 TH_API int TH_NAME(copy)(TH_NAME(tensor) *dst, const TH_NAME(tensor) *src)
 {
-    if (dst && src && TH__B(dst)->dtype != TH__B(src)->dtype)
+    if (TH__WRONG_DTYPE(dst)) return TH_ERR_DTYPE;
+    /* src's check says more than the others': the caller may well have meant a conversion */
+    if (src && TH__B(src)->dtype != TH_DT_ENUM)
         return th__fail(TH_ERR_DTYPE, TH__FN(copy), "src is %s, not %s: use th_tensor_copy to convert",
-                        th_dtype_name(TH__B(src)->dtype), th_dtype_name(TH__B(dst)->dtype));
+                        th_dtype_name(TH__B(src)->dtype), th_dtype_name(TH_DT_ENUM));
     return th__copy(TH__FN(copy), TH__B(dst), TH__B(src));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(contiguous)(TH_NAME(tensor) *t)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__contiguous(TH__FN(contiguous), TH__B(t)));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(clone)(const TH_NAME(tensor) *t)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__convert_new(TH__FN(clone), TH_DT_ENUM, TH__B(t)));
 }
 
-TH_API int TH_NAME(print)(FILE *f, const TH_NAME(tensor) *t) { return th__print(TH__FN(print), f, TH__B(t)); }
+TH_API int TH_NAME(print)(FILE *f, const TH_NAME(tensor) *t)
+{
+    if (TH__WRONG_DTYPE(t)) return TH_ERR_DTYPE;
+    return th__print(TH__FN(print), f, TH__B(t));
+}
 
 /* ---- views ---- */
 
 TH_API TH_NAME(tensor) *TH_NAME(view)(TH_NAME(tensor) *t, int ndim, const int64_t *sizes)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__view(TH__FN(view), TH__B(t), ndim, sizes));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(reshape)(TH_NAME(tensor) *t, int ndim, const int64_t *sizes)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__reshape(TH__FN(reshape), TH__B(t), ndim, sizes));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(transpose)(TH_NAME(tensor) *t, int dim0, int dim1)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__transpose(TH__FN(transpose), TH__B(t), dim0, dim1));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(permute)(TH_NAME(tensor) *t, const int *dims)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__permute(TH__FN(permute), TH__B(t), dims));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(narrow)(TH_NAME(tensor) *t, int dim, int64_t start, int64_t length)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__narrow(TH__FN(narrow), TH__B(t), dim, start, length));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(select)(TH_NAME(tensor) *t, int dim, int64_t index)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__select(TH__FN(select), TH__B(t), dim, index));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(unfold)(TH_NAME(tensor) *t, int dim, int64_t size, int64_t step)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__unfold(TH__FN(unfold), TH__B(t), dim, size, step));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(squeeze)(TH_NAME(tensor) *t)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__squeeze(TH__FN(squeeze), TH__B(t), INT_MIN));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(squeeze_dim)(TH_NAME(tensor) *t, int dim)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     if (dim == INT_MIN) {
         th__fail(TH_ERR_RANGE, TH__FN(squeeze_dim), "dim %d is out of range", dim);
         return NULL;
@@ -544,33 +624,40 @@ TH_API TH_NAME(tensor) *TH_NAME(squeeze_dim)(TH_NAME(tensor) *t, int dim)
 
 TH_API TH_NAME(tensor) *TH_NAME(unsqueeze)(TH_NAME(tensor) *t, int dim)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__unsqueeze(TH__FN(unsqueeze), TH__B(t), dim));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(expand)(TH_NAME(tensor) *t, int ndim, const int64_t *sizes)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__expand(TH__FN(expand), TH__B(t), ndim, sizes));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(as_strided)(TH_NAME(tensor) *t, int ndim, const int64_t *sizes,
                                             const int64_t *strides, int64_t offset)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__as_strided(TH__FN(as_strided), TH__B(t), ndim, sizes, strides, offset));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(flatten)(TH_NAME(tensor) *t, int start_dim, int end_dim)
 {
+    if (TH__WRONG_DTYPE(t)) return NULL;
     return TH__T(th__flatten(TH__FN(flatten), TH__B(t), start_dim, end_dim));
 }
 
 #ifdef TH_HAS_DLPACK
 /* ---- DLPack ---- */
 
-TH_API DLManagedTensor *TH_NAME(to_dlpack)(TH_NAME(tensor) *t) { return th_tensor_to_dlpack(TH__B(t)); }
+TH_API DLManagedTensor *TH_NAME(to_dlpack)(TH_NAME(tensor) *t)
+{
+    return TH__WRONG_DTYPE(t) ? NULL : th_tensor_to_dlpack(TH__B(t));
+}
 
 TH_API struct DLManagedTensorVersioned *TH_NAME(to_dlpack_versioned)(TH_NAME(tensor) *t)
 {
-    return th_tensor_to_dlpack_versioned(TH__B(t));
+    return TH__WRONG_DTYPE(t) ? NULL : th_tensor_to_dlpack_versioned(TH__B(t));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(from_dlpack)(DLManagedTensor *managed)
@@ -587,19 +674,25 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 #endif /* definitions */
 
 /* ---- the op families: each file holds its declarations and, in the implementation, its definitions ---- */
-#include "generate/ops/pointwise.h"
-#include "generate/ops/shape.h"
-#include "generate/ops/index.h"
+#include "ops/pointwise.h"
+#include "ops/shape.h"
+#include "ops/index.h"
 
-#include "generate/ops/reduce.h"
+#include "ops/reduce.h"
 
-#include "generate/ops/random.h"
-#include "generate/ops/create.h"
-#include "generate/ops/sort.h"
-#include "generate/ops/linalg.h"
+#include "ops/random.h"
+#include "ops/create.h"
+#include "ops/sort.h"
+#include "ops/linalg.h"
 
-#ifndef TH__DECLARE_ONLY
+#ifdef TH__DEFINING
 #undef TH__FN
 #undef TH__T
 #undef TH__B
+#undef TH__WRONG_DTYPE
 #endif
+#undef TH__OP_PASTE_
+#undef TH__OP_PASTE
+#undef TH__OP_NAME
+#undef TH__OP_PRIVATE
+#undef TH__OP_FN

@@ -1,4 +1,4 @@
-/* bench_vecmath.c: the vectorised math kernels (generate/ops/vecmath_erased.h) against a plain libm loop and
+/* bench_vecmath.c: the vectorised math kernels (core/vecmath.h) against a plain libm loop and
  * glibc's libmvec, one thread.
  *
  * The file is two translation units (vecmath_run.sh builds both):

@@ -22,7 +22,7 @@ mkdir -p "$build" || exit 1
 printf '#define TH_IMPLEMENTATION\n#include "tensor.h"\n' >"$build/shm_th_impl.c"
 if ! $CC -std=c11 -O2 "$root/shm/manager.c" -o "$build/th-shm-manager" 2>"$build/shm_bench.err" ||
    ! $CC -std=c11 -D_GNU_SOURCE -DTH_SHM_MANAGER_WITH_TH_SET_ERROR -O2 -I"$root" -I"$root/shm" "$here/shm_bench.c" \
-        "$root/shm/segment.c" "$root/shm/share.c" "$root/shm/handle.c" "$root/shm/file_map.c" \
+        "$root/shm/segment.c" "$root/shm/share.c" "$root/shm/handle.c" \
         "$root/shm/manager_client.c" "$build/shm_th_impl.c" -o "$build/shm_bench" -lm -lrt -pthread -ldl \
         2>>"$build/shm_bench.err"; then
     echo "shm_bench did not build:"; cat "$build/shm_bench.err"; exit 1

@@ -12,6 +12,8 @@
 #endif
 #include "shm_internal.h"
 
+#include "manager_protocol.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,14 +22,8 @@ static const char th__shm_handle_fn[] = "th_shm_handle_parse";
 
 bool th__shm_name_valid(const char *name, size_t len)
 {
-    if (len < 2 || len > TH_SHM_NAME_MAX - 1 || name[0] != '/') return false;
-    for (size_t i = 1; i < len; i++) {
-        char c = name[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-              c == '-'))
-            return false;
-    }
-    return true;
+    /* The manager's rule, so that no name a handle carries is one the manager refuses to register. */
+    return len <= TH_SHM_NAME_MAX - 1 && th__shm_name_problem(name, len) == NULL;
 }
 
 th_dtype th__shm_dtype_by_name(const char *name, size_t len)
@@ -50,7 +46,8 @@ int th__shm_handle_check(const char *fn, const th_shm_handle *h)
         const char *end = (const char *)memchr(h->name, '\0', sizeof h->name);
         if (!end || !th__shm_name_valid(h->name, (size_t)(end - h->name)))
             return th_set_error(TH_ERR_INVALID, fn,
-                                "segment name is not \"/\" and 1 to %d characters of [A-Za-z0-9_.-]", TH_SHM_NAME_MAX - 2);
+                                "segment name is not \"/\" and 1 to %d characters of [A-Za-z0-9_.-], not starting "
+                                "with '.'", TH_SHM_NAME_MAX - 2);
         if (h->nbytes <= 0)
             return th_set_error(TH_ERR_INVALID, fn, "a named segment holds at least 1 byte, not %lld", (long long)h->nbytes);
         break;
@@ -200,7 +197,8 @@ int th_shm_handle_parse(const char *text, size_t len, th_shm_handle *out)
         const char *colon = (const char *)memchr(c.p, ':', (size_t)(c.end - c.p));
         size_t n = colon ? (size_t)(colon - c.p) : (size_t)(c.end - c.p);
         if (!th__shm_name_valid(c.p, n))
-            return th__shm_bad(&c, "segment name", "\"/\" and 1 to 70 characters of [A-Za-z0-9_.-]");
+            return th__shm_bad(&c, "segment name",
+                               "\"/\" and 1 to 70 characters of [A-Za-z0-9_.-], not starting with '.'");
         memcpy(h.name, c.p, n);
         h.name[n] = '\0';
         c.p += n;

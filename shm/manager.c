@@ -16,12 +16,19 @@
  * HOW
  *   One thread, epoll over the listening socket and every client; sockets non-blocking, one read per ready
  *   client per turn, replies queued and flushed as the client takes them, so a slow or stuck client holds
- *   up nobody. A client is a connection: a client's registrations die with its connection (end of file,
- *   ECONNRESET, or a protocol error), and then every name it registered that no other live connection has
- *   registered is shm_unlink()ed. A name registered by several connections goes when the last one does.
+ *   up nobody. A client's registrations die with its process: when its connection ends (end of file,
+ *   ECONNRESET), the manager asks the kernel whether the process (the peer's pid, SO_PEERCRED) is still
+ *   alive. Dead (or a zombie): every name it registered that no other live client holds is shm_unlink()ed.
+ *   Alive (it gave up waiting on a stopped or starved manager and closed the connection; or closed it by
+ *   mistake): its registrations are kept, "parked", until the process exits (a pidfd in the epoll set;
+ *   without pidfd_open, a check every MGR_PARK_POLL_MS), and a new connection of the same process takes them
+ *   over. So a slow manager never costs a live process its segments. A protocol error ends a client at once,
+ *   as a death does (the manager's own decision about a client that breaks the protocol). A peer whose pid
+ *   the manager cannot see (another pid namespace: SO_PEERCRED gives 0) cannot be asked after: its end of
+ *   file is taken for its death. A name registered by several clients goes when the last one does.
  *   UNREGISTER only drops a registration; RELEASE drops it and unlinks the name when that was its last
  *   registration, so the count of live registrations serves as a refcount that dead holders cannot leave
- *   too high. With no clients for the grace period the manager takes the
+ *   too high. With no clients (and none parked) for the grace period the manager takes the
  *   rendezvous lock (so no client is between finding it and saying HELLO), accepts what is pending, and
  *   when still alone removes its socket, its directory and the rendezvous file (when that names it) and
  *   exits 0. SIGTERM, SIGINT and SIGHUP: the same cleanup, and the names still held are unlinked first.
@@ -34,6 +41,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -57,6 +65,7 @@
 #define MGR_OUT_PAUSE 16384        /* stop reading a client whose unread replies reach this */
 #define MGR_ACCEPT_BATCH 64        /* connections accepted per turn */
 #define MGR_EVENTS 128
+#define MGR_PARK_POLL_MS 200       /* how often a parked client without a pidfd is looked after */
 
 /* ---- hash tables ---------------------------------------------------------------------------- */
 
@@ -128,16 +137,18 @@ typedef struct reg {
 } reg;
 
 typedef struct conn {
-    int fd;
+    int fd;            /* -1 once closed (dead, or parked) */
+    int pidfd;         /* parked: a pidfd of its process, readable when it exits; -1 if none */
     uint64_t id;
     pid_t pid;
     uint32_t events;   /* what epoll watches for it */
     bool dead, paused;
+    bool parked;       /* its connection closed while its process lived: on M.parked */
     reg *regs;
     size_t nregs;
     size_t inlen, outlen, outcap;
     unsigned char *out;
-    struct conn *prev, *next; /* all live conns; dead ones wait on M.dead */
+    struct conn *prev, *next; /* all live conns, or M.parked's; dead ones wait on M.dead */
     unsigned char in[MGR_IN_BUFFER];
 } conn;
 
@@ -149,12 +160,12 @@ static struct {
     char private_dir[PATH_MAX];
     char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
     int lock_fd, listen_fd, epoll_fd, spare_fd, log_fd;
-    int64_t idle_ms, idle_since, next_exit_try, listen_paused_until;
+    int64_t idle_ms, idle_since, next_exit_try, listen_paused_until, next_park_check;
     uid_t uid;
     pid_t pid;
     uint64_t next_id;
-    size_t nconns;
-    conn *conns, *dead;
+    size_t nconns, nparked;
+    conn *conns, *dead, *parked;
     htab names, regs;
     sigset_t wait_mask;
     char listen_tag;   /* epoll data for the listening socket */
@@ -312,7 +323,26 @@ static void conn_watch(conn *c)
     if (epoll_ctl(M.epoll_fd, EPOLL_CTL_MOD, c->fd, &e) == 0) c->events = ev;
 }
 
-/* The client is gone (or cut off): its names go, unlinked where nobody else holds them. */
+static void list_remove(conn **head, conn *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        *head = c->next;
+    if (c->next) c->next->prev = c->prev;
+    c->prev = c->next = NULL;
+}
+
+static void list_push(conn **head, conn *c)
+{
+    c->prev = NULL;
+    c->next = *head;
+    if (*head) (*head)->prev = c;
+    *head = c;
+}
+
+/* The client is gone (its process died, or it was cut off): its names go, unlinked where nobody else holds
+ * them. */
 static void conn_kill(conn *c, const char *why)
 {
     if (c->dead) return;
@@ -320,20 +350,157 @@ static void conn_kill(conn *c, const char *why)
     while (c->regs) reg_drop(c->regs, true);
     mlog("client pid %ld (connection %llu) %s; it held %zu names; %zu names left", (long)c->pid,
          (unsigned long long)c->id, why, n, M.names.n);
+    if (c->fd >= 0) {
+        epoll_ctl(M.epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+        close(c->fd);
+        c->fd = -1;
+    }
+    if (c->pidfd >= 0) {
+        epoll_ctl(M.epoll_fd, EPOLL_CTL_DEL, c->pidfd, NULL);
+        close(c->pidfd);
+        c->pidfd = -1;
+    }
+    c->dead = true;
+    if (c->parked) {
+        list_remove(&M.parked, c);
+        M.nparked--;
+    } else {
+        list_remove(&M.conns, c);
+        M.nconns--;
+    }
+    list_push(&M.dead, c);
+}
+
+/* Whether process pid is alive: not exited, not a zombie. Where the kernel has pidfd_open, *pidfd gets a
+ * descriptor of a live one, which becomes readable when it exits (and pins it: its pid is not reused while
+ * we hold it). A process of another user under the pid is a reuse: ours is dead. */
+static bool process_alive(pid_t pid, int *pidfd)
+{
+    *pidfd = -1;
+    if (pid <= 0) return false;
+#if defined(SYS_pidfd_open) && !defined(TH_SHM_MANAGER_NO_PIDFD) /* the latter: to test the fallback */
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0); /* close-on-exec */
+    if (fd >= 0) {
+        struct pollfd p = {fd, POLLIN, 0};
+        if (poll(&p, 1, 0) == 1) {
+            close(fd);
+            return false;
+        }
+        *pidfd = fd;
+        return true;
+    }
+    if (errno == ESRCH) return false;
+#endif
+    if (kill(pid, 0) != 0) return false; /* ESRCH: gone; EPERM: the pid is someone else's now */
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    int fd2 = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd2 < 0) return true; /* no /proc: kill says it is there */
+    ssize_t r = read(fd2, buf, sizeof buf - 1);
+    close(fd2);
+    if (r <= 0) return true;
+    buf[r] = '\0';
+    const char *paren = strrchr(buf, ')'); /* the state follows the command name, which may hold anything */
+    return !(paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X'));
+}
+
+/* The connection ended from the client's side. Its process may still be alive (it gave up waiting on us and
+ * closed it): then its names are parked, not unlinked, until the process exits or connects again. */
+static void conn_gone(conn *c, const char *why)
+{
+    if (c->dead || c->parked) return;
+    int pidfd = -1;
+    if (c->nregs == 0 || !process_alive(c->pid, &pidfd)) {
+        conn_kill(c, why);
+        return;
+    }
     epoll_ctl(M.epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
     c->fd = -1;
-    c->dead = true;
-    if (c->prev)
-        c->prev->next = c->next;
-    else
-        M.conns = c->next;
-    if (c->next) c->next->prev = c->prev;
-    c->prev = NULL;
-    c->next = M.dead;
-    M.dead = c;
+    c->inlen = c->outlen = 0; /* replies to a closed connection: nobody to take them */
+    c->paused = false;
+    c->pidfd = pidfd;
+    if (pidfd >= 0) {
+        struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
+        if (epoll_ctl(M.epoll_fd, EPOLL_CTL_ADD, pidfd, &e) != 0) {
+            close(pidfd);
+            c->pidfd = -1; /* looked after by the periodic check instead */
+        }
+    }
+    list_remove(&M.conns, c);
     M.nconns--;
+    c->parked = true;
+    list_push(&M.parked, c);
+    M.nparked++;
+    mlog("client pid %ld (connection %llu) %s, but the process is alive: its %zu names are kept until it exits "
+         "or comes back", (long)c->pid, (unsigned long long)c->id, why, c->nregs);
 }
+
+/* Parked clients without a pidfd: the ones whose process has died go. */
+static void parked_check(void)
+{
+    int64_t now = now_ms();
+    if (now < M.next_park_check) return;
+    M.next_park_check = now + MGR_PARK_POLL_MS;
+    for (conn *c = M.parked, *next; c; c = next) {
+        next = c->next;
+        int pidfd = -1;
+        if (c->pidfd >= 0) continue;
+        if (!process_alive(c->pid, &pidfd)) {
+            conn_kill(c, "exited (after its connection had closed)");
+        } else if (pidfd >= 0) { /* pidfd_open failed before (out of descriptors, say) and works now */
+            struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
+            if (epoll_ctl(M.epoll_fd, EPOLL_CTL_ADD, pidfd, &e) == 0)
+                c->pidfd = pidfd;
+            else
+                close(pidfd);
+        }
+    }
+}
+
+/* A new connection of a process with parked names takes them over, when that process still lives; a
+ * parked client whose pid is there but whose process died goes now. The connection to keep, or NULL. */
+static conn *parked_take(pid_t pid, int fd)
+{
+    if (pid <= 0) return NULL;
+    for (conn *c = M.parked; c; c = c->next) {
+        if (c->pid != pid) continue;
+        bool alive;
+        if (c->pidfd >= 0) {
+            struct pollfd p = {c->pidfd, POLLIN, 0};
+            alive = poll(&p, 1, 0) == 0;
+        } else {
+            int pidfd = -1;
+            alive = process_alive(pid, &pidfd);
+            if (pidfd >= 0) close(pidfd);
+        }
+        if (!alive) {
+            conn_kill(c, "exited (after its connection had closed)");
+            return NULL;
+        }
+        if (c->pidfd >= 0) {
+            epoll_ctl(M.epoll_fd, EPOLL_CTL_DEL, c->pidfd, NULL);
+            close(c->pidfd);
+            c->pidfd = -1;
+        }
+        struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
+        if (epoll_ctl(M.epoll_fd, EPOLL_CTL_ADD, fd, &e) != 0) return NULL; /* stays parked */
+        c->fd = fd;
+        c->events = EPOLLIN;
+        c->parked = false;
+        list_remove(&M.parked, c);
+        M.nparked--;
+        list_push(&M.conns, c);
+        M.nconns++;
+        mlog("client pid %ld came back (connection %llu): its %zu names are its again", (long)pid,
+             (unsigned long long)c->id, c->nregs);
+        return c;
+    }
+    return NULL;
+}
+
+/* Dead, or parked: no connection to read or answer. */
+static bool conn_closed(const conn *c) { return c->dead || c->parked; }
 
 static void conn_free_dead(void)
 {
@@ -353,7 +520,7 @@ static bool conn_queue(conn *c, const unsigned char *msg, size_t n)
         while (cap < c->outlen + n) cap *= 2;
         unsigned char *out = realloc(c->out, cap);
         if (!out) {
-            conn_kill(c, "lost: out of memory for its replies");
+            conn_gone(c, "lost: out of memory for its replies");
             return false;
         }
         c->out = out;
@@ -376,7 +543,7 @@ static void conn_flush(conn *c)
         }
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        conn_kill(c, w < 0 && (errno == EPIPE || errno == ECONNRESET) ? "disconnected" : "lost: send failed");
+        conn_gone(c, w < 0 && (errno == EPIPE || errno == ECONNRESET) ? "disconnected" : "lost: send failed");
         return;
     }
     memmove(c->out, c->out + done, c->outlen - done);
@@ -433,7 +600,7 @@ static void conn_handle(conn *c, const th__shm_msg *m)
 static void conn_process(conn *c)
 {
     size_t off = 0;
-    while (!c->dead && c->outlen < MGR_OUT_PAUSE) {
+    while (!conn_closed(c) && c->outlen < MGR_OUT_PAUSE) {
         th__shm_msg m;
         size_t used;
         const char *why;
@@ -447,7 +614,7 @@ static void conn_process(conn *c)
         conn_handle(c, &m);
         off += used;
     }
-    if (c->dead) return;
+    if (conn_closed(c)) return;
     memmove(c->in, c->in + off, c->inlen - off);
     c->inlen -= off;
     c->paused = c->outlen >= MGR_OUT_PAUSE;
@@ -458,10 +625,10 @@ static void conn_pump(conn *c)
 {
     for (;;) {
         if (c->outlen) conn_flush(c);
-        if (c->dead || !c->paused || c->outlen) return;
+        if (conn_closed(c) || !c->paused || c->outlen) return;
         c->paused = false;
         conn_process(c);
-        if (c->dead) return;
+        if (conn_closed(c)) return;
     }
 }
 
@@ -487,19 +654,23 @@ static void conn_read(conn *c)
         conn_protocol_error(c, TH__SHM_ERR_PROTOCOL, 0, why);
         return;
     }
-    conn_kill(c, r == 0 ? "disconnected" : errno == ECONNRESET ? "disconnected (reset)" : "lost: recv failed");
+    conn_gone(c, r == 0 ? "disconnected" : errno == ECONNRESET ? "disconnected (reset)" : "lost: recv failed");
 }
 
 static void conn_event(conn *c, uint32_t events)
 {
     if (c->dead) return;
+    if (c->parked) { /* its pidfd: the process has exited */
+        conn_kill(c, "exited (after its connection had closed)");
+        return;
+    }
     conn_pump(c);
-    if (c->dead) return;
+    if (conn_closed(c)) return;
     if (!c->paused && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
         conn_read(c);
-        if (!c->dead) conn_pump(c);
+        if (!conn_closed(c)) conn_pump(c);
     }
-    if (!c->dead) conn_watch(c);
+    if (!conn_closed(c)) conn_watch(c);
 }
 
 /* Sends a one-off ERROR on a connection never taken on, and closes it. */
@@ -561,12 +732,14 @@ static void accept_some(void)
             refuse(fd, TH__SHM_ERR_PERMISSION, "permission denied: the manager serves only its own user");
             continue;
         }
+        if (parked_take(cred.pid, fd)) continue;
         conn *c = calloc(1, sizeof *c);
         if (!c) {
             refuse(fd, TH__SHM_ERR_NOMEM, "the manager is out of memory");
             continue;
         }
         c->fd = fd;
+        c->pidfd = -1;
         c->id = ++M.next_id;
         c->pid = cred.pid;
         c->events = EPOLLIN;
@@ -576,9 +749,7 @@ static void accept_some(void)
             refuse(fd, TH__SHM_ERR_NOMEM, "the manager could not watch the connection");
             continue;
         }
-        c->next = M.conns;
-        if (M.conns) M.conns->prev = c;
-        M.conns = c;
+        list_push(&M.conns, c);
         M.nconns++;
         mlog("client pid %ld connected (connection %llu, %zu clients)", (long)c->pid, (unsigned long long)c->id,
              M.nconns);
@@ -611,8 +782,8 @@ static void remove_socket(void)
 /* Everything the manager holds goes: connections, names (unlinked when unlink), tables. */
 static void teardown(bool unlink)
 {
-    while (M.conns) {
-        conn *c = M.conns;
+    while (M.conns || M.parked) {
+        conn *c = M.conns ? M.conns : M.parked;
         if (!unlink) {
             while (c->regs) reg_drop(c->regs, false);
         }
@@ -633,7 +804,7 @@ static bool try_exit_idle(void)
 {
     if (flock(M.lock_fd, LOCK_EX | LOCK_NB) != 0) return false; /* a client is finding or starting a manager */
     accept_some();
-    if (M.nconns) {
+    if (M.nconns || M.nparked) {
         flock(M.lock_fd, LOCK_UN);
         return false;
     }
@@ -673,7 +844,16 @@ static int run(void)
             return 0;
         }
         int timeout = -1;
-        if (M.nconns == 0) {
+        if (M.nparked) {
+            parked_check();
+            for (conn *c = M.parked; c; c = c->next) {
+                if (c->pidfd >= 0) continue; /* the others wake us when their process exits */
+                int64_t wait = M.next_park_check - now_ms();
+                timeout = wait <= 0 ? 0 : wait > INT_MAX ? INT_MAX : (int)wait;
+                break;
+            }
+        }
+        if (M.nconns == 0 && M.nparked == 0) {
             int64_t now = now_ms();
             if (M.idle_since < 0) M.idle_since = now;
             int64_t due = M.idle_since + M.idle_ms;

@@ -363,12 +363,13 @@ static int mc_io_fail(const char *fn, mc_result r, pid_t pid, const char *path, 
 
 /* One request and its reply. type HELLO (name NULL), REGISTER, UNREGISTER or RELEASE. Returns 0 or a
  * th_status, and sets *broken when the connection is of no further use (lost, garbage, or closed by the
- * manager after a PROTOCOL, VERSION or PERMISSION error). *value_out (may be NULL) gets HELLO_OK's pid or
- * RELEASED's flag. */
+ * manager after a PROTOCOL, VERSION or PERMISSION error), and *gone (may be NULL) when the manager closed it
+ * without a word: it exited or was killed. *value_out (may be NULL) gets HELLO_OK's pid or RELEASED's flag. */
 static int mc_request(const char *fn, int fd, pid_t pid, const char *path, uint32_t type, const char *name,
-                      size_t len, uint32_t *value_out, bool *broken)
+                      size_t len, uint32_t *value_out, bool *broken, bool *gone)
 {
     *broken = true;
+    if (gone) *gone = false;
     unsigned char buf[TH__SHM_MAX_MESSAGE];
     uint32_t seq = ++mc.seq;
     size_t n = th__shm_msg_encode(buf, type, seq, name, name ? len : 0);
@@ -377,6 +378,7 @@ static int mc_request(const char *fn, int fd, pid_t pid, const char *path, uint3
     mc_result r = mc_send_all(fd, buf, n, deadline);
     th__shm_msg msg;
     if (r.io == MC_IO_OK) r = mc_recv_msg(fd, buf, &msg, deadline);
+    if (gone) *gone = r.io == MC_IO_CLOSED;
     if (r.io != MC_IO_OK) return mc_io_fail(fn, r, pid, path, timeout);
     if (msg.seq != seq) {
         r = (mc_result){MC_IO_GARBAGE, 0, "a reply to another request (sequence number)"};
@@ -664,7 +666,7 @@ static int mc_connect(const char *fn, const char *path, pid_t pid, int *fd_out, 
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     uint32_t mpid = 0;
     bool broken;
-    rc = mc_request(fn, fd, pid, path, TH__SHM_HELLO, NULL, 0, &mpid, &broken);
+    rc = mc_request(fn, fd, pid, path, TH__SHM_HELLO, NULL, 0, &mpid, &broken, NULL);
     if (rc) {
         close(fd);
         return rc;
@@ -743,7 +745,7 @@ static int mc_ensure_connected(const char *fn)
             for (mc_name *n = mc.buckets[i]; n; n = n->next) {
                 bool broken;
                 rc = mc_request(fn, mc.fd, mc.manager_pid, mc.socket_path, TH__SHM_REGISTER, n->name, n->len, NULL,
-                                &broken);
+                                &broken, NULL);
                 if (rc && broken) {
                     close(mc.fd);
                     mc.fd = -1;
@@ -801,11 +803,21 @@ int th__shm_manager_register(const char *name)
         }
         added = true;
     }
-    if (mc.fd < 0) rc = mc_ensure_connected(fn);
-    if (rc == 0) {
-        bool broken;
-        rc = mc_request(fn, mc.fd, mc.manager_pid, mc.socket_path, TH__SHM_REGISTER, name, len, NULL, &broken);
+    /* A manager gone since the last request (killed, crashed, or SIGTERMed: while this process is connected it
+     * never exits idle) is replaced, once, here: the registration comes first in every name share, and the
+     * first share after such a loss should go through. Not after a time-out: a manager that does not answer
+     * in time is still there, and a new one would not be found but that one again. */
+    for (int attempt = 0; rc == 0; attempt++) {
+        if (mc.fd < 0) rc = mc_ensure_connected(fn);
+        if (rc) break;
+        bool broken, gone;
+        rc = mc_request(fn, mc.fd, mc.manager_pid, mc.socket_path, TH__SHM_REGISTER, name, len, NULL, &broken, &gone);
         if (rc && broken) mc_drop_connection();
+        if (rc && gone && attempt == 0) {
+            rc = 0;
+            continue;
+        }
+        break;
     }
     if (rc && added) {
         mc_name **link = mc_find(name, len, hash);
@@ -835,7 +847,7 @@ static int mc_let_go(const char *fn, const char *name, uint32_t type)
     uint32_t unlinked = 0;
     if (mc.fd >= 0) {
         bool broken;
-        rc = mc_request(fn, mc.fd, mc.manager_pid, mc.socket_path, type, name, len, &unlinked, &broken);
+        rc = mc_request(fn, mc.fd, mc.manager_pid, mc.socket_path, type, name, len, &unlinked, &broken, NULL);
         if (rc && broken) mc_drop_connection();
     } else if (type == TH__SHM_RELEASE) {
         rc = mc_fail(TH_ERR_IO, fn,

@@ -5,11 +5,12 @@
  *   A segment shared by name lives in /dev/shm until someone unlinks it; its in-segment refcount unlinks it
  *   when the last user lets go, but a process that is SIGKILLed (OOM killer, a crashed DataLoader worker)
  *   never lets go. So each process that creates named segments registers their names with one manager per
- *   user; it keeps one connection open to it for its lifetime, and when that connection closes (the process
- *   exited or died, however), the manager unlinks the names it registered that no other live client has
- *   registered too. A normal unlink is followed by th__shm_manager_unregister, which only drops the name
- *   from the books; or a process lets go with th__shm_manager_release, and the manager unlinks the name
- *   when no other live process has it registered.
+ *   user; it keeps one connection open to it for its lifetime, and when the process dies (however: the
+ *   manager learns of it from the connection's end, and asks the kernel whether the process is gone, so a
+ *   connection this process closed while it lives costs it nothing), the manager unlinks the names it
+ *   registered that no other live client has registered too. A normal unlink is followed by
+ *   th__shm_manager_unregister, which only drops the name from the books; or a process lets go with
+ *   th__shm_manager_release, and the manager unlinks the name when no other live process has it registered.
  *
  * ORDER: register first, then create. Call th__shm_manager_register(name) just BEFORE
  *   shm_open(name, O_CREAT | O_EXCL, ...): a process killed between the two leaves only a name the manager
@@ -51,11 +52,15 @@
  *   (thread-local: tensor.h keeps its own message private to its implementation, so this companion keeps
  *   its own). TH_ERR_INVALID: a bad name, or unregistering a name this process did not register.
  *   TH_ERR_IO: no manager could be found, started or understood; the message contains "th-shm-manager" and
- *   says why (not found, gone, timed out, answered garbage). After a lost manager the call fails; the next
- *   registration starts or finds a manager and registers again every name this process still holds (until
- *   then they are unguarded: a process that dies in between leaks them). Unregistering when the manager
- *   was lost earlier succeeds (no manager holds the name any more). A protocol error ends the connection
- *   like a death does: the manager unlinks the process's names (this client never sends one).
+ *   says why (not found, gone, timed out, answered garbage). A registration that finds its manager gone
+ *   (killed, crashed, SIGTERMed) starts or finds another at once and tries again, once. Any other failure
+ *   fails the call and drops the connection; the next registration starts or finds a manager and registers
+ *   again every name this process still holds. A manager that did not answer in time
+ *   (TH_SHM_MANAGER_TIMEOUT_MS: stopped, starved) keeps the names it had: it sees the connection close but
+ *   the process alive, and hands them to the process's next connection. Releasing a name whose manager was
+ *   lost asks nobody (no manager can tell who else holds it) and fails, leaving the name as is;
+ *   unregistering succeeds. A protocol error ends the connection like a death does: the manager unlinks
+ *   the process's names (this client never sends one).
  *
  * Thread-safe; a child of fork() starts with no connection and no names (its parent's stay its parent's).
  */

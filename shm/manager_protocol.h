@@ -29,6 +29,15 @@
  *   connection) with an ERROR of code PROTOCOL or VERSION and closes the connection; it checks the header
  *   as soon as its 16 bytes are in, so an oversized message is refused before its payload is read.
  *   The version is checked before the type, so a client of another version always gets a VERSION error.
+ *
+ * WHOSE NAMES
+ *   Registrations belong to the client's process (the peer's pid, SO_PEERCRED), not to its connection. When a
+ *   connection ends without a protocol error, the manager asks the kernel whether that process lives: dead
+ *   (or a zombie), its names go (unlinked where no other live client holds them); alive, they are kept until
+ *   it dies, and the next connection of that process takes them over. A client that gives up on a stalled
+ *   manager (TH_SHM_MANAGER_TIMEOUT_MS) closes its connection and later makes a new one: a slow manager thus
+ *   never unlinks a live process's segments. A protocol error ends the client's registrations at once. The
+ *   one name rule is th__shm_name_problem below: the client checks its names, prefixes and handles with it.
  */
 #ifndef TH_SHM_MANAGER_PROTOCOL_H
 #define TH_SHM_MANAGER_PROTOCOL_H

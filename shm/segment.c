@@ -18,6 +18,7 @@
 #include "shm_internal.h"
 
 #include "manager_client.h"
+#include "manager_protocol.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -76,26 +77,43 @@ const char *th__shm_set_caller(const char *fn)
 
 static const char *th__shm_fn(void) { return th__shm_caller ? th__shm_caller : "th_shm_allocator"; }
 
-const char *th__shm_fd_limit_advice(char *buf, size_t cap)
+const char *th__shm_fd_limit_advice(char *buf, size_t cap, bool advise_name)
 {
     struct rlimit rl;
     char limit[32] = "?";
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
         snprintf(limit, sizeof limit, "%llu", (unsigned long long)rl.rlim_cur);
-    snprintf(buf, cap,
-             "this process has reached its limit of open file descriptors (RLIMIT_NOFILE = %s); every storage "
-             "shared with the fd strategy holds one: raise the limit (ulimit -n, or setrlimit(RLIMIT_NOFILE)) or "
-             "use the name strategy (th_shm_set_strategy(TH_SHM_NAME))",
-             limit);
+    if (advise_name)
+        snprintf(buf, cap,
+                 "this process has reached its limit of open file descriptors (RLIMIT_NOFILE = %s); every storage "
+                 "shared with the fd strategy holds one: raise the limit (ulimit -n, or setrlimit(RLIMIT_NOFILE)) or "
+                 "use the name strategy (th_shm_set_strategy(TH_SHM_NAME))",
+                 limit);
+    else
+        snprintf(buf, cap,
+                 "this process has reached its limit of open file descriptors (RLIMIT_NOFILE = %s); a named segment "
+                 "needs one only while it is made, opened or sent, so they are held elsewhere (each storage shared "
+                 "with the fd strategy holds one): raise the limit (ulimit -n, or setrlimit(RLIMIT_NOFILE))",
+                 limit);
     return buf;
 }
 
-/* An error of a system call on a segment: the descriptor limits and out of memory get their own words. */
-static void th__shm_fail_errno(const char *fn, int err, const char *what)
+bool th__shm_over_fsize_limit(uint64_t bytes, unsigned long long *limit)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_FSIZE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return false;
+    *limit = (unsigned long long)rl.rlim_cur;
+    return bytes > (uint64_t)rl.rlim_cur;
+}
+
+/* An error of a system call on a segment: the descriptor limits and out of memory get their own words. kind
+ * is the segment's strategy, which decides the advice for running out of descriptors. */
+static void th__shm_fail_errno(const char *fn, int err, uint32_t kind, const char *what)
 {
     char advice[400];
     if (err == EMFILE)
-        th__shm_fail(TH_ERR_IO, fn, "%s: %s", what, th__shm_fd_limit_advice(advice, sizeof advice));
+        th__shm_fail(TH_ERR_IO, fn, "%s: %s", what,
+                     th__shm_fd_limit_advice(advice, sizeof advice, kind == TH__SHM_KIND_FD));
     else if (err == ENFILE)
         th__shm_fail(TH_ERR_IO, fn, "%s: the system's table of open files is full (ENFILE; see fs.file-max)", what);
     else if (err == ENOMEM)
@@ -108,22 +126,40 @@ static void th__shm_fail_errno(const char *fn, int err, const char *what)
 
 enum { TH__SHM_PREFIX_MAX = 24 }; /* with "/", "_<pid>_" and 32 hex digits: at most 70 bytes */
 static pthread_mutex_t th__shm_prefix_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t th__shm_prefix_once = PTHREAD_ONCE_INIT;
 static char th__shm_prefix[TH__SHM_PREFIX_MAX + 1];
 static bool th__shm_prefix_set;
 
-static bool th__shm_prefix_valid(const char *p)
+/* A fork() while another thread names a segment would leave the child this lock held by no one, and its
+ * first named share hung. No other lock is taken while it is held, so its handlers may run in any order. */
+static void th__shm_prefix_prepare(void) { pthread_mutex_lock(&th__shm_prefix_lock); }
+static void th__shm_prefix_after(void) { pthread_mutex_unlock(&th__shm_prefix_lock); }
+static void th__shm_prefix_init(void) { pthread_atfork(th__shm_prefix_prepare, th__shm_prefix_after, th__shm_prefix_after); }
+
+#define TH__SHM_PREFIX_RULE "1 to 24 characters of [A-Za-z0-9_.-], not starting with '.'"
+
+/* Whether names made with prefix pass the one rule for names, the manager's (th__shm_name_problem), checked
+ * on "/<prefix>": the rest of a name, "_<pid>_<hex digits>", always passes it. If not, why, into why. */
+static bool th__shm_prefix_ok(const char *p, char *why, size_t cap)
 {
     size_t n = strlen(p);
-    if (n < 1 || n > TH__SHM_PREFIX_MAX) return false;
-    return strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+    if (n < 1 || n > TH__SHM_PREFIX_MAX) {
+        snprintf(why, cap, "\"%.40s\" is not 1 to 24 characters long", p);
+        return false;
+    }
+    char name[TH__SHM_PREFIX_MAX + 2] = "/";
+    memcpy(name + 1, p, n + 1);
+    const char *problem = th__shm_name_problem(name, n + 1);
+    if (problem) snprintf(why, cap, "\"%s\" makes names the manager refuses (\"%s_...\" %s)", p, name, problem);
+    return problem == NULL;
 }
 
 int th_shm_set_prefix(const char *prefix)
 {
-    if (prefix && !th__shm_prefix_valid(prefix))
-        return th_set_error(TH_ERR_INVALID, "th_shm_set_prefix",
-                            "prefix \"%.40s\" is not 1 to %d characters of [A-Za-z0-9_.-]", prefix,
-                            TH__SHM_PREFIX_MAX);
+    char why[160];
+    if (prefix && !th__shm_prefix_ok(prefix, why, sizeof why))
+        return th_set_error(TH_ERR_INVALID, "th_shm_set_prefix", "prefix %s: a prefix is " TH__SHM_PREFIX_RULE, why);
+    pthread_once(&th__shm_prefix_once, th__shm_prefix_init);
     pthread_mutex_lock(&th__shm_prefix_lock);
     th__shm_prefix_set = prefix != NULL;
     if (prefix) strcpy(th__shm_prefix, prefix);
@@ -165,14 +201,25 @@ static int th__shm_new_name(const char *fn, char name[TH_SHM_NAME_MAX])
     char hex[33];
     for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", r[i]);
     char prefix[TH__SHM_PREFIX_MAX + 1] = "th";
+    char why[160];
+    bool bad_env = false;
+    pthread_once(&th__shm_prefix_once, th__shm_prefix_init);
     pthread_mutex_lock(&th__shm_prefix_lock);
     if (th__shm_prefix_set) {
         strcpy(prefix, th__shm_prefix);
     } else {
         const char *env = getenv("TH_SHM_PREFIX");
-        if (env && th__shm_prefix_valid(env)) strcpy(prefix, env);
+        if (env && !*env) env = NULL; /* set but empty: as if unset */
+        if (env && th__shm_prefix_ok(env, why, sizeof why))
+            strcpy(prefix, env);
+        else if (env)
+            bad_env = true;
     }
     pthread_mutex_unlock(&th__shm_prefix_lock);
+    /* Refused rather than replaced by the default: whoever set it counts on the names it makes. */
+    if (bad_env)
+        return th__shm_fail(TH_ERR_INVALID, fn, "TH_SHM_PREFIX=%s: a prefix is " TH__SHM_PREFIX_RULE
+                            " (or unset it, for \"th\")", why);
     snprintf(name, TH_SHM_NAME_MAX, "/%s_%d_%s", prefix, (int)getpid(), hex);
     return TH_OK;
 }
@@ -221,7 +268,7 @@ static void *th__shm_map(const char *fn, int fd, size_t segment_bytes, int64_t n
     /* Address space only (PROT_NONE commits no memory), then the bookkeeping page and the segment into it. */
     char *base = (char *)mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (base == MAP_FAILED) {
-        th__shm_fail_errno(fn, errno, "could not reserve address space for a shared segment");
+        th__shm_fail_errno(fn, errno, kind, "could not reserve address space for a shared segment");
         return NULL;
     }
     void *seg = mmap(base, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
@@ -230,7 +277,7 @@ static void *th__shm_map(const char *fn, int fd, size_t segment_bytes, int64_t n
     if (seg == MAP_FAILED) {
         int err = errno;
         munmap(base, total);
-        th__shm_fail_errno(fn, err, "could not map the shared segment");
+        th__shm_fail_errno(fn, err, kind, "could not map the shared segment");
         return NULL;
     }
     th__shm_local *local = (th__shm_local *)base;
@@ -238,10 +285,16 @@ static void *th__shm_map(const char *fn, int fd, size_t segment_bytes, int64_t n
     local->map_bytes = total;
     local->nbytes = nbytes;
     local->owner = (int64_t)getpid();
+    local->counted = false;
     local->fd = -1;
     local->kind = kind;
     local->unlink_at_zero = false;
     local->name[0] = '\0';
+    local->uses = 1;
+    local->storage = NULL;
+    local->dev = 0;
+    local->ino = 0;
+    local->next_by_id = local->next_by_name = NULL;
     return base + page + TH__SHM_HEADER_BYTES;
 }
 
@@ -255,11 +308,25 @@ static void th__shm_unmap(th__shm_local *local)
  * /dev/shm fails here rather than with a SIGBUS on first touch. */
 static int th__shm_reserve(const char *fn, int fd, size_t segment_bytes, int64_t nbytes, const char *name)
 {
+    const char *what = name ? name : "(memfd)";
+    unsigned long long limit = 0;
+    /* Checked first: growing a file past RLIMIT_FSIZE also sends SIGXFSZ, which ends the process by default. */
+    if (th__shm_over_fsize_limit(segment_bytes, &limit))
+        return th__shm_fail(TH_ERR_NOMEM, fn,
+                            "could not reserve %lld bytes for shared segment %s: with its %d-byte header it is larger "
+                            "than this process's file size limit (RLIMIT_FSIZE = %llu bytes): raise the limit "
+                            "(ulimit -f, or setrlimit(RLIMIT_FSIZE))",
+                            (long long)nbytes, what, TH__SHM_HEADER_BYTES, limit);
     int err;
     do err = posix_fallocate(fd, 0, (off_t)segment_bytes);
     while (err == EINTR);
     if (err == 0) return TH_OK;
-    if (err == ENOSPC || err == ENOMEM || err == EFBIG) {
+    if (err == EFBIG)
+        return th__shm_fail(TH_ERR_NOMEM, fn,
+                            "could not reserve %lld bytes for shared segment %s: larger than a file may be here "
+                            "(EFBIG: the file size limit, RLIMIT_FSIZE, or the file system's largest file)",
+                            (long long)nbytes, what);
+    if (err == ENOSPC || err == ENOMEM) {
         if (name) {
             struct statvfs vfs;
             char room[96] = "";
@@ -276,7 +343,7 @@ static int th__shm_reserve(const char *fn, int fd, size_t segment_bytes, int64_t
                             (long long)nbytes, strerror(err));
     }
     return th__shm_fail(TH_ERR_IO, fn, "could not reserve %lld bytes for shared segment %s: %s", (long long)nbytes,
-                        name ? name : "(memfd)", strerror(err));
+                        what, strerror(err));
 }
 
 static void th__shm_header_init(th__shm_header *h, uint32_t kind, int64_t nbytes, const char *name)
@@ -290,13 +357,177 @@ static void th__shm_header_init(th__shm_header *h, uint32_t kind, int64_t nbytes
     __atomic_store_n(&h->refcount, 1, __ATOMIC_RELEASE);
 }
 
+/* ---- the segments this process maps -------------------------------------------------------------------
+ *
+ * A process maps a segment once however often it arrives (opened again by name, received again by
+ * descriptor, opened by the process that made it), and while a storage over that mapping is alive every
+ * arrival is a tensor over that same th_storage, as torch.multiprocessing's storage cache hands out one
+ * storage per segment and process. Every storage over a mapping is one use of it, and the last one lets go
+ * of the segment (counts out, unmaps); there is one such storage, except where an open found none to hand
+ * out (see below). Found by name (named segments whose name this process holds) or by the file's identity
+ * (device and inode, for a descriptor). A forked child inherits its parent's mappings but not this table:
+ * what it opens it maps, and counts in, itself.
+ *
+ * The storage an open hands out is recorded in the mapping's bookkeeping without a reference (a reference
+ * would keep the segment alive for ever): an open takes it with th_storage_try_retain under this table's
+ * lock. That it is still a struct to look at there rests on two things:
+ *   - core/storage.h's order in th_storage_release: the count drops to 0 with a locked decrement (so
+ *     th_storage_try_retain refuses it from then on), then the allocator's free runs (th__shm_free), and
+ *     only after that returns is the struct freed;
+ *   - a recorded storage's memory is this mapping, and it can leave the mapping only through that free (the
+ *     last release, th_storage_move_to into other memory, a resize to 0 bytes; growing is refused), which
+ *     clears the record under this lock (th__shm_maps_drop) before it returns.
+ * So under the lock a recorded storage is a live struct, whose count is 0 only while its free is on the way:
+ * an open then waits for that free (th__shm_maps_cleared), after which the mapping is normally gone and the
+ * segment is attached afresh. The record is cleared by whichever storage's memory leaves the mapping, which is
+ * the recorded one but for the case of several storages over one mapping: clearing more often than needed
+ * costs only a storage more, never a storage freed under the record. A storage is recorded by the open that
+ * made it and by the sharing of one this process made (th__shm_note_storage): every handle and descriptor of
+ * a segment made here is made by sharing it first, so an open here finds the maker's storage. */
+
+enum { TH__SHM_MAPS_BUCKETS = 512 };
+static th__shm_local *th__shm_maps_by_id[TH__SHM_MAPS_BUCKETS], *th__shm_maps_by_name[TH__SHM_MAPS_BUCKETS];
+static pthread_mutex_t th__shm_maps_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t th__shm_maps_cleared = PTHREAD_COND_INITIALIZER; /* a record was cleared */
+static int64_t th__shm_maps_pid;
+static pthread_once_t th__shm_maps_once = PTHREAD_ONCE_INIT;
+
+/* No path takes another lock while it holds this one (th_storage_try_retain takes none). The open lock is
+ * held around it, so fork's prepare handlers must take that one first: th__shm_open_init registers it after
+ * this. */
+static void th__shm_maps_prepare(void) { pthread_mutex_lock(&th__shm_maps_lock); }
+static void th__shm_maps_after(void) { pthread_mutex_unlock(&th__shm_maps_lock); }
+static void th__shm_maps_child(void)
+{
+    /* A condition variable copied while its waiters, threads of the parent, waited would keep counting
+     * them here, and a broadcast could wait for them for ever. */
+    pthread_cond_init(&th__shm_maps_cleared, NULL);
+    pthread_mutex_unlock(&th__shm_maps_lock);
+}
+static void th__shm_maps_init(void) { pthread_atfork(th__shm_maps_prepare, th__shm_maps_after, th__shm_maps_child); }
+
+static void th__shm_maps_lock_own(void)
+{
+    pthread_once(&th__shm_maps_once, th__shm_maps_init);
+    pthread_mutex_lock(&th__shm_maps_lock);
+    int64_t self = (int64_t)getpid();
+    if (th__shm_maps_pid == self) return;
+    /* A forked child's copy lists its parent's mappings: they stay mapped here, but are not this process's. */
+    memset(th__shm_maps_by_id, 0, sizeof th__shm_maps_by_id);
+    memset(th__shm_maps_by_name, 0, sizeof th__shm_maps_by_name);
+    th__shm_maps_pid = self;
+}
+
+static size_t th__shm_id_bucket(dev_t dev, ino_t ino)
+{
+    uint64_t h = ((uint64_t)dev * 0x9E3779B97F4A7C15u) ^ (uint64_t)ino;
+    return (size_t)((h ^ (h >> 29)) % TH__SHM_MAPS_BUCKETS);
+}
+
+static size_t th__shm_name_bucket(const char *name)
+{
+    return (size_t)(th__shm_name_hash(name, strlen(name)) % TH__SHM_MAPS_BUCKETS);
+}
+
+/* Lists a new mapping of the file st describes (one use: the caller's). */
+static void th__shm_maps_add(th__shm_local *local, const struct stat *st)
+{
+    local->dev = st->st_dev;
+    local->ino = st->st_ino;
+    th__shm_maps_lock_own();
+    th__shm_local **id = &th__shm_maps_by_id[th__shm_id_bucket(local->dev, local->ino)];
+    local->next_by_id = *id;
+    *id = local;
+    if (local->unlink_at_zero) {
+        th__shm_local **nm = &th__shm_maps_by_name[th__shm_name_bucket(local->name)];
+        local->next_by_name = *nm;
+        *nm = local;
+    }
+    pthread_mutex_unlock(&th__shm_maps_lock);
+}
+
+/* Under the lock: this process's mapping of name / of the file (dev, ino), or NULL. */
+static th__shm_local *th__shm_maps_find(const char *name, const struct stat *st)
+{
+    th__shm_local *l = NULL;
+    if (name) {
+        for (l = th__shm_maps_by_name[th__shm_name_bucket(name)]; l; l = l->next_by_name)
+            if (strcmp(l->name, name) == 0) break;
+    } else {
+        for (l = th__shm_maps_by_id[th__shm_id_bucket(st->st_dev, st->st_ino)]; l; l = l->next_by_id)
+            if (l->dev == st->st_dev && l->ino == st->st_ino) break;
+    }
+    return l;
+}
+
+/* This process's mapping of name / of the file (dev, ino): its data, with its live storage retained into
+ * *storage, or (none alive) with one use more for the caller's new storage; NULL if there is no mapping. A
+ * mapping of another size than the handle says is an error (the file was resized under it): *mismatch gets
+ * its size. */
+static void *th__shm_maps_take(const char *name, const struct stat *st, int64_t nbytes, int64_t *mismatch,
+                               th_storage **storage)
+{
+    *mismatch = -1;
+    *storage = NULL;
+    th__shm_maps_lock_own();
+    th__shm_local *l;
+    /* A recorded storage that refuses is one whose last release is on its way to th__shm_free: handing out a
+     * second storage over the mapping meanwhile would make two, so the open waits for that free. */
+    while ((l = th__shm_maps_find(name, st)) && l->nbytes == nbytes && l->storage &&
+           !(*storage = th_storage_try_retain(l->storage)))
+        pthread_cond_wait(&th__shm_maps_cleared, &th__shm_maps_lock);
+    void *data = NULL;
+    if (l && l->nbytes != nbytes) {
+        *mismatch = l->nbytes;
+    } else if (l) {
+        if (!*storage) l->uses++;
+        data = (char *)l + l->map_bytes - (size_t)l->nbytes;
+    }
+    pthread_mutex_unlock(&th__shm_maps_lock);
+    return data;
+}
+
+/* Records storage (over local's mapping) as the one opens hand out, unless one is recorded already or the
+ * mapping is not in this process's table (a forked child's inherited one). */
+static void th__shm_maps_record(th__shm_local *local, th_storage *storage)
+{
+    th__shm_maps_lock_own();
+    th__shm_local *l = th__shm_maps_by_id[th__shm_id_bucket(local->dev, local->ino)];
+    while (l && l != local) l = l->next_by_id;
+    if (l && !l->storage) l->storage = storage;
+    pthread_mutex_unlock(&th__shm_maps_lock);
+}
+
+/* A use fewer; true when it was the last (the mapping is then off the table, for the caller to let go). The
+ * record goes in any case: the storage letting go may be the recorded one, and it is freed once this returns. */
+static bool th__shm_maps_drop(th__shm_local *local)
+{
+    th__shm_maps_lock_own();
+    if (local->storage) {
+        local->storage = NULL;
+        pthread_cond_broadcast(&th__shm_maps_cleared);
+    }
+    bool last = --local->uses == 0;
+    if (last) {
+        th__shm_local **link = &th__shm_maps_by_id[th__shm_id_bucket(local->dev, local->ino)];
+        while (*link && *link != local) link = &(*link)->next_by_id;
+        if (*link) *link = local->next_by_id;
+        link = &th__shm_maps_by_name[th__shm_name_bucket(local->name)];
+        while (*link && *link != local) link = &(*link)->next_by_name;
+        if (*link) *link = local->next_by_name;
+    }
+    pthread_mutex_unlock(&th__shm_maps_lock);
+    return last;
+}
+
 /* ---- names this process holds -----------------------------------------------------------------------
  *
  * The manager keeps, per process, the names it holds; a process letting go of a name it did not unlink asks
  * the manager to release it, which unlinks it when no other live process holds it. That is what frees a
- * segment whose in-segment count a SIGKILLed holder left too high. A process may map one segment several
- * times (its own tensor and one opened from a handle), so the manager hears of a name when this process's
- * first mapping of it comes and when its last goes: the count per name is kept here. */
+ * segment whose in-segment count a SIGKILLed holder left too high. A process may map one segment twice for a
+ * moment (an open maps it again while the last storage over the old mapping is still letting go of it), so
+ * the manager hears of a name when this process's first mapping of it comes and when its last goes: the count
+ * per name is kept here. */
 
 typedef struct th__shm_held {
     struct th__shm_held *next;
@@ -404,7 +635,13 @@ static void *th__shm_create_fd(const char *fn, int64_t nbytes)
     if (th__shm_segment_bytes(fn, nbytes, &segment_bytes)) return NULL;
     int fd = memfd_create("th_shm", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0) {
-        th__shm_fail_errno(fn, errno, "could not create a shared segment (memfd_create)");
+        th__shm_fail_errno(fn, errno, TH__SHM_KIND_FD, "could not create a shared segment (memfd_create)");
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        th__shm_fail_errno(fn, errno, TH__SHM_KIND_FD, "could not stat a new shared segment (memfd)");
+        close(fd);
         return NULL;
     }
     if (th__shm_reserve(fn, fd, segment_bytes, nbytes, NULL)) {
@@ -413,7 +650,7 @@ static void *th__shm_create_fd(const char *fn, int64_t nbytes)
     }
     /* No holder may change the size: a shrink would make every other holder's mapping fault. */
     if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-        th__shm_fail_errno(fn, errno, "could not seal the shared segment");
+        th__shm_fail_errno(fn, errno, TH__SHM_KIND_FD, "could not seal the shared segment");
         close(fd);
         return NULL;
     }
@@ -423,7 +660,10 @@ static void *th__shm_create_fd(const char *fn, int64_t nbytes)
         return NULL;
     }
     th__shm_header_init(th__shm_header_of(data), TH__SHM_KIND_FD, nbytes, NULL);
-    th__shm_local_of(data)->fd = fd;
+    th__shm_local *local = th__shm_local_of(data);
+    local->fd = fd;
+    local->counted = true;
+    th__shm_maps_add(local, &st);
     return data;
 }
 
@@ -445,12 +685,15 @@ static void *th__shm_create_name(const char *fn, int64_t nbytes)
             if (err == EEXIST && attempt < 3) continue; /* 128 random bits: never, but cheap to handle */
             char what[160];
             snprintf(what, sizeof what, "could not create shared segment %s in /dev/shm", name);
-            th__shm_fail_errno(fn, err, what);
+            th__shm_fail_errno(fn, err, TH__SHM_KIND_NAME, what);
             return NULL;
         }
     }
     void *data = NULL;
-    if (th__shm_reserve(fn, fd, segment_bytes, nbytes, name) == TH_OK)
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        th__shm_fail_errno(fn, errno, TH__SHM_KIND_NAME, "could not stat a new shared segment");
+    else if (th__shm_reserve(fn, fd, segment_bytes, nbytes, name) == TH_OK)
         data = th__shm_map(fn, fd, segment_bytes, nbytes, TH__SHM_KIND_NAME);
     close(fd); /* the name reopens it when it must be sent */
     if (!data) {
@@ -462,42 +705,75 @@ static void *th__shm_create_name(const char *fn, int64_t nbytes)
     th__shm_local *local = th__shm_local_of(data);
     strcpy(local->name, name);
     local->unlink_at_zero = true;
+    local->counted = true;
+    th__shm_maps_add(local, &st);
     return data;
 }
 
-/* ---- attaching ---------------------------------------------------------------------------------------- */
+/* ---- attaching ----------------------------------------------------------------------------------------
+ *
+ * The header is shared memory that any holder may write at any moment, a hostile one included: it is read
+ * once into a private copy, and every check and every use is of that copy, never a second read of the
+ * shared one; the reference count, which must stay shared, is only changed after a check of the value the
+ * change is made from. */
 
-/* Counts this process in. A named segment whose count already reached 0 is being freed: attaching by name
- * fails; attaching by descriptor still has valid memory, but no name that this process may unlink. */
-static bool th__shm_count_in(th__shm_header *h, bool must_be_alive)
+/* No set of processes gets near this many holders: a count above it was written by someone, not counted. */
+#define TH__SHM_COUNT_MAX ((int64_t)1 << 40)
+
+static void th__shm_header_read(const th__shm_header *shared, th__shm_header *copy)
+{
+    /* volatile: each byte is read exactly once, so the compiler may not read the shared header again later
+     * in place of the copy */
+    const volatile unsigned char *from = (const volatile unsigned char *)shared;
+    unsigned char *to = (unsigned char *)copy;
+    for (size_t i = 0; i < sizeof *copy; i++) to[i] = from[i];
+}
+
+/* Counts this process in: 1 when counted, 0 when the count is 0 or below (the segment is being freed: not
+ * counted), or TH_ERR_IO when the count is no count (above TH__SHM_COUNT_MAX), left as it is. */
+static int th__shm_count_in(const char *fn, th__shm_header *h, const char *what)
 {
     int64_t n = __atomic_load_n(&h->refcount, __ATOMIC_ACQUIRE);
     for (;;) {
-        if (n <= 0 && must_be_alive) return false;
-        if (n <= 0) {
-            __atomic_add_fetch(&h->refcount, 1, __ATOMIC_ACQ_REL);
-            return false;
-        }
-        if (__atomic_compare_exchange_n(&h->refcount, &n, n + 1, true, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return true;
+        if (n <= 0) return 0;
+        if (n >= TH__SHM_COUNT_MAX)
+            return th__shm_fail(TH_ERR_IO, fn,
+                                "%s's header holds reference count %lld, more holders than could exist: another "
+                                "process overwrote it; the segment is not opened",
+                                what, (long long)n);
+        if (__atomic_compare_exchange_n(&h->refcount, &n, n + 1, true, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return 1;
+    }
+}
+
+/* Counts this process out; the count left, or -1 when the count was no count (0 or below, or above
+ * TH__SHM_COUNT_MAX: another process wrote it), which is left as it is. */
+static int64_t th__shm_count_out(th__shm_header *h)
+{
+    int64_t n = __atomic_load_n(&h->refcount, __ATOMIC_ACQUIRE);
+    for (;;) {
+        if (n <= 0 || n > TH__SHM_COUNT_MAX) return -1;
+        if (__atomic_compare_exchange_n(&h->refcount, &n, n - 1, true, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return n - 1;
     }
 }
 
 /* Checks what fd holds before mapping it: a regular file (or memfd) exactly as big as the handle says. */
-static int th__shm_check_file(const char *fn, int fd, int64_t nbytes, const char *what, size_t *segment_bytes)
+static int th__shm_check_file(const char *fn, int fd, int64_t nbytes, const char *what, size_t *segment_bytes,
+                              struct stat *st)
 {
     if (th__shm_segment_bytes(fn, nbytes, segment_bytes)) return th_last_status();
-    struct stat st;
-    if (fstat(fd, &st) != 0) return th__shm_fail(TH_ERR_IO, fn, "%s: fstat: %s", what, strerror(errno));
-    if (!S_ISREG(st.st_mode)) return th__shm_fail(TH_ERR_IO, fn, "%s is not a shared-memory segment", what);
-    if (st.st_size < TH__SHM_HEADER_BYTES)
+    if (fstat(fd, st) != 0) return th__shm_fail(TH_ERR_IO, fn, "%s: fstat: %s", what, strerror(errno));
+    if (!S_ISREG(st->st_mode)) return th__shm_fail(TH_ERR_IO, fn, "%s is not a shared-memory segment", what);
+    if (st->st_size < TH__SHM_HEADER_BYTES)
         return th__shm_fail(TH_ERR_SHAPE, fn, "%s holds %lld bytes, less than a segment header: not a tensor.h segment",
-                            what, (long long)st.st_size);
-    if ((uint64_t)st.st_size != (uint64_t)*segment_bytes)
+                            what, (long long)st->st_size);
+    if ((uint64_t)st->st_size != (uint64_t)*segment_bytes)
         return th__shm_fail(TH_ERR_SHAPE, fn, "%s holds %lld bytes of data, but the handle says %lld", what,
-                            (long long)(st.st_size - TH__SHM_HEADER_BYTES), (long long)nbytes);
+                            (long long)(st->st_size - TH__SHM_HEADER_BYTES), (long long)nbytes);
     return TH_OK;
 }
 
+/* Checks a private copy of a header (th__shm_header_read). */
 static int th__shm_check_header(const char *fn, const th__shm_header *h, int64_t nbytes, const char *what)
 {
     if (memcmp(h->magic, th__shm_magic, sizeof h->magic) != 0)
@@ -516,10 +792,33 @@ static int th__shm_check_header(const char *fn, const th__shm_header *h, int64_t
     return TH_OK;
 }
 
-void *th__shm_attach_name(const char *fn, const char *name, int64_t nbytes)
+/* The mapping this process has already, when its size is the handle's (and its live storage, retained, into
+ * *storage: see th__shm_maps_take); NULL (*failed false) when there is none, or NULL with the error recorded
+ * (*failed true). */
+static void *th__shm_reuse(const char *fn, const char *name, const struct stat *st, int64_t nbytes,
+                           const char *what, bool *failed, th_storage **storage)
+{
+    int64_t has;
+    void *data = th__shm_maps_take(name, st, nbytes, &has, storage);
+    *failed = !data && has >= 0;
+    if (*failed)
+        th__shm_fail(TH_ERR_SHAPE, fn, "%s holds %lld bytes of data, but the handle says %lld", what, (long long)has,
+                     (long long)nbytes);
+    return data;
+}
+
+/* Attaches a segment by name (shm_open) or by a descriptor received from another process (which the mapping
+ * then owns: it is closed on error too). nbytes is what the handle says the data holds. A segment this
+ * process maps already is not mapped again: the data of that mapping comes back, and its live storage
+ * (retained) into *storage, or else one use more of it. Returns the data, or NULL with the error recorded
+ * under fn. */
+static void *th__shm_attach_name(const char *fn, const char *name, int64_t nbytes, th_storage **storage)
 {
     char what[TH_SHM_NAME_MAX + 32];
     snprintf(what, sizeof what, "shared segment %s", name);
+    bool failed;
+    void *data = th__shm_reuse(fn, name, NULL, nbytes, what, &failed, storage);
+    if (data || failed) return data;
     /* Registered before it is opened, as when creating: the manager then never misses a holder. */
     if (th__shm_hold(fn, name)) return NULL;
     int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
@@ -532,12 +831,12 @@ void *th__shm_attach_name(const char *fn, const char *name, int64_t nbytes)
         else if (err == EACCES)
             th__shm_fail(TH_ERR_IO, fn, "%s belongs to another user (mode 0600): permission denied", what);
         else
-            th__shm_fail_errno(fn, err, what);
+            th__shm_fail_errno(fn, err, TH__SHM_KIND_NAME, what);
         return NULL;
     }
     size_t segment_bytes = 0;
-    void *data = NULL;
-    if (th__shm_check_file(fn, fd, nbytes, what, &segment_bytes) == TH_OK)
+    struct stat st;
+    if (th__shm_check_file(fn, fd, nbytes, what, &segment_bytes, &st) == TH_OK)
         data = th__shm_map(fn, fd, segment_bytes, nbytes, TH__SHM_KIND_NAME);
     close(fd);
     if (!data) {
@@ -545,13 +844,17 @@ void *th__shm_attach_name(const char *fn, const char *name, int64_t nbytes)
         return NULL;
     }
     th__shm_local *local = th__shm_local_of(data);
-    th__shm_header *h = th__shm_header_of(data);
-    int bad = th__shm_check_header(fn, h, nbytes, what);
-    if (!bad && h->kind != TH__SHM_KIND_NAME) bad = th__shm_fail(TH_ERR_IO, fn, "%s is not a named segment", what);
-    if (!bad && strcmp(h->name, name) != 0)
-        bad = th__shm_fail(TH_ERR_IO, fn, "%s's header names another segment, %s", what, h->name);
-    if (!bad && !th__shm_count_in(h, true))
-        bad = th__shm_fail(TH_ERR_IO, fn, "%s no longer exists: its last holder is freeing it", what);
+    th__shm_header h;
+    th__shm_header_read(th__shm_header_of(data), &h);
+    int bad = th__shm_check_header(fn, &h, nbytes, what);
+    if (!bad && h.kind != TH__SHM_KIND_NAME) bad = th__shm_fail(TH_ERR_IO, fn, "%s is not a named segment", what);
+    if (!bad && strcmp(h.name, name) != 0)
+        bad = th__shm_fail(TH_ERR_IO, fn, "%s's header names another segment, %s", what, h.name);
+    if (!bad) {
+        int in = th__shm_count_in(fn, th__shm_header_of(data), what);
+        if (in == 0) bad = th__shm_fail(TH_ERR_IO, fn, "%s no longer exists: its last holder is freeing it", what);
+        if (in < 0) bad = in;
+    }
     if (bad) {
         th__shm_unmap(local);
         th__shm_unhold(name, true);
@@ -559,55 +862,68 @@ void *th__shm_attach_name(const char *fn, const char *name, int64_t nbytes)
     }
     strcpy(local->name, name);
     local->unlink_at_zero = true;
+    local->counted = true;
+    th__shm_maps_add(local, &st);
     return data;
 }
 
-void *th__shm_attach_fd(const char *fn, int fd, int64_t nbytes)
+static void *th__shm_attach_fd(const char *fn, int fd, int64_t nbytes, th_storage **storage)
 {
     const char *what = "the received descriptor";
     size_t segment_bytes = 0;
-    if (th__shm_check_file(fn, fd, nbytes, what, &segment_bytes)) {
-        close(fd);
-        return NULL;
+    struct stat st;
+    bool failed = false;
+    void *data = NULL;
+    if (th__shm_check_file(fn, fd, nbytes, what, &segment_bytes, &st) == TH_OK)
+        data = th__shm_reuse(fn, NULL, &st, nbytes, what, &failed, storage);
+    else
+        failed = true;
+    if (data || failed) {
+        close(fd); /* reused: the mapping has what it needs to send it on */
+        return data;
     }
     int seals = fcntl(fd, F_GET_SEALS);
-    void *data = th__shm_map(fn, fd, segment_bytes, nbytes, TH__SHM_KIND_FD);
+    data = th__shm_map(fn, fd, segment_bytes, nbytes, TH__SHM_KIND_FD);
     if (!data) {
         close(fd);
         return NULL;
     }
     th__shm_local *local = th__shm_local_of(data);
     local->fd = fd; /* closed with the mapping from here on */
-    th__shm_header *h = th__shm_header_of(data);
-    if (th__shm_check_header(fn, h, nbytes, what)) {
+    th__shm_header h;
+    th__shm_header_read(th__shm_header_of(data), &h);
+    if (th__shm_check_header(fn, &h, nbytes, what)) {
         th__shm_unmap(local);
         return NULL;
     }
-    if (h->kind == TH__SHM_KIND_FD && (seals < 0 || !(seals & F_SEAL_SHRINK))) {
+    if (h.kind == TH__SHM_KIND_FD && (seals < 0 || !(seals & F_SEAL_SHRINK))) {
         th__shm_fail(TH_ERR_IO, fn, "%s is not sealed against shrinking: not a segment of ours", what);
         th__shm_unmap(local);
         return NULL;
     }
-    local->kind = h->kind;
-    if (h->kind == TH__SHM_KIND_NAME) {
-        char name[TH_SHM_NAME_MAX];
-        memcpy(name, h->name, sizeof name); /* checked: NUL-terminated and valid */
-        if (th__shm_hold(fn, name)) {
-            th__shm_unmap(local);
-            return NULL;
-        }
-        if (th__shm_count_in(h, false)) {
-            strcpy(local->name, name);
-            local->unlink_at_zero = true;
-            close(local->fd); /* the name reopens it when it must be sent on */
-            local->fd = -1;
-        } else {
-            /* Its name is gone (or going): the descriptor kept is the only way to send it on. */
-            th__shm_unhold(name, true);
-        }
-    } else {
-        __atomic_add_fetch(&h->refcount, 1, __ATOMIC_ACQ_REL);
+    local->kind = h.kind;
+    bool hold = h.kind == TH__SHM_KIND_NAME;
+    if (hold && th__shm_hold(fn, h.name)) { /* h.name: checked, in the private copy */
+        th__shm_unmap(local);
+        return NULL;
     }
+    int in = th__shm_count_in(fn, th__shm_header_of(data), what);
+    if (in < 0) {
+        th__shm_unmap(local);
+        if (hold) th__shm_unhold(h.name, true);
+        return NULL;
+    }
+    local->counted = in == 1;
+    if (hold && in == 1) {
+        strcpy(local->name, h.name);
+        local->unlink_at_zero = true;
+        close(local->fd); /* the name reopens it when it must be sent on */
+        local->fd = -1;
+    } else if (hold) {
+        /* Its name is gone (or going): the descriptor kept is the only way to send it on. */
+        th__shm_unhold(h.name, true);
+    }
+    th__shm_maps_add(local, &st);
     return data;
 }
 
@@ -618,20 +934,24 @@ void th__shm_release(void *data, size_t nbytes)
     (void)nbytes;
     th__shm_local *local = th__shm_local_of(data);
     if (local->magic != TH__SHM_LOCAL_MAGIC) return; /* not ours: nothing safe to do */
-    if (local->owner == (int64_t)getpid()) {
-        th__shm_header *h = th__shm_header_of(data);
-        int64_t left = __atomic_sub_fetch(&h->refcount, 1, __ATOMIC_ACQ_REL);
-        if (local->unlink_at_zero) {
-            char name[TH_SHM_NAME_MAX];
-            strcpy(name, local->name);
-            th__shm_unmap(local);
-            if (left == 0) shm_unlink(name); /* ENOENT: the manager was faster, after a holder died */
-            th__shm_unhold(name, left == 0);
-            return;
-        }
+    if (!th__shm_maps_drop(local)) return;          /* another storage of this process still uses it */
+    /* A forked child's inherited mapping was never counted by the child: it only unmaps. */
+    if (!local->counted || local->owner != (int64_t)getpid()) {
+        th__shm_unmap(local);
+        return;
     }
-    /* A forked child's inherited mapping was never counted: it only unmaps. */
+    int64_t left = th__shm_count_out(th__shm_header_of(data));
+    if (!local->unlink_at_zero) {
+        th__shm_unmap(local);
+        return;
+    }
+    char name[TH_SHM_NAME_MAX];
+    strcpy(name, local->name);
     th__shm_unmap(local);
+    /* A count that was no count (left -1) decides nothing: the manager, told of the release, unlinks the name
+     * when no other live process holds it. */
+    if (left == 0) shm_unlink(name); /* ENOENT: the manager was faster, after a holder died */
+    th__shm_unhold(name, left == 0);
 }
 
 int th__shm_send_descriptor(const char *fn, const void *data, bool *close_after)
@@ -643,7 +963,7 @@ int th__shm_send_descriptor(const char *fn, const void *data, bool *close_after)
     if (fd < 0) {
         char what[TH_SHM_NAME_MAX + 64];
         snprintf(what, sizeof what, "could not reopen shared segment %s to send it", local->name);
-        th__shm_fail_errno(fn, errno, what);
+        th__shm_fail_errno(fn, errno, TH__SHM_KIND_NAME, what);
         return -1;
     }
     *close_after = true;
@@ -691,9 +1011,23 @@ static void th__shm_free(void *ctx, void *ptr, size_t nbytes)
     th__shm_release(ptr, nbytes);
 }
 
-/* realloc is NULL: a segment is not resized in place (other processes map it); resizing makes a new one. */
-static const th_allocator th__shm_allocator_fd = {"shm_fd", th__shm_alloc_fd, NULL, th__shm_free, {TH_DEVICE_CPU, 0}};
-static const th_allocator th__shm_allocator_name = {"shm_name", th__shm_alloc_name, NULL, th__shm_free,
+/* A shared storage keeps its size: resizing it would move it to a new segment and cut every other process off
+ * from what this one writes from then on. th_storage_resize takes a NULL realloc for "allocate, copy and
+ * free", so this refuses instead; th_storage_resize then reports the failure under its own name and leaves
+ * the storage as it was. (To 0 bytes it asks no allocator: the storage lets go of the segment.) */
+static void *th__shm_realloc(void *ctx, void *ptr, size_t old_nbytes, size_t new_nbytes)
+{
+    (void)ctx;
+    (void)ptr;
+    th__shm_fail(TH_ERR_UNSUPPORTED, "th_storage_resize",
+                 "a shared storage keeps its size (%zu bytes, not %zu): other processes map its segment", old_nbytes,
+                 new_nbytes);
+    return NULL;
+}
+
+static const th_allocator th__shm_allocator_fd = {"shm_fd", th__shm_alloc_fd, th__shm_realloc, th__shm_free,
+                                                  {TH_DEVICE_CPU, 0}};
+static const th_allocator th__shm_allocator_name = {"shm_name", th__shm_alloc_name, th__shm_realloc, th__shm_free,
                                                     {TH_DEVICE_CPU, 0}};
 
 static atomic_int th__shm_strategy = TH_SHM_FD;
@@ -728,7 +1062,9 @@ th_shm_strategy th_storage_shm_strategy(const th_storage *storage)
 
 bool th_storage_is_shared(const th_storage *storage) { return th_storage_shm_strategy(storage) != TH_SHM_DEFAULT; }
 
-th_storage *th__shm_adopt(const char *fn, void *data, int64_t nbytes, uint32_t kind)
+/* A storage whose memory is data (attached), freed through the shared-memory allocator of kind. On error
+ * the data is released too. */
+static th_storage *th__shm_adopt(const char *fn, void *data, int64_t nbytes, uint32_t kind)
 {
     const char *previous = th__shm_set_caller(fn);
     th__shm_pending = data;
@@ -740,4 +1076,47 @@ th_storage *th__shm_adopt(const char *fn, void *data, int64_t nbytes, uint32_t k
     }
     th__shm_set_caller(previous);
     return s;
+}
+
+/* ---- opening ------------------------------------------------------------------------------------------
+ *
+ * Opens of one process take turns, from looking for the segment to recording the storage made for it: two
+ * threads opening a segment this process does not map yet would otherwise each map it and each make a
+ * storage, and an open must find the storage another made. Only opens wait for this lock; letting go takes
+ * the table's lock alone. */
+
+static pthread_mutex_t th__shm_open_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t th__shm_open_once = PTHREAD_ONCE_INIT;
+
+static void th__shm_open_prepare(void) { pthread_mutex_lock(&th__shm_open_lock); }
+static void th__shm_open_after(void) { pthread_mutex_unlock(&th__shm_open_lock); }
+static void th__shm_open_init(void)
+{
+    /* An open holds this lock while it takes the table's, the held names' and the manager client's: fork's
+     * prepare handlers, which run in the reverse order of registration, must take it before those, so it
+     * registers after them. */
+    pthread_once(&th__shm_maps_once, th__shm_maps_init);
+    pthread_once(&th__shm_held_once, th__shm_held_init);
+    pthread_atfork(th__shm_open_prepare, th__shm_open_after, th__shm_open_after);
+}
+
+th_storage *th__shm_open_storage(const char *fn, const char *name, int fd, int64_t nbytes)
+{
+    pthread_once(&th__shm_open_once, th__shm_open_init);
+    pthread_mutex_lock(&th__shm_open_lock);
+    th_storage *storage = NULL;
+    void *data = name ? th__shm_attach_name(fn, name, nbytes, &storage) : th__shm_attach_fd(fn, fd, nbytes, &storage);
+    if (data && !storage) {
+        th__shm_local *local = th__shm_local_of(data);
+        storage = th__shm_adopt(fn, data, nbytes, local->kind);
+        if (storage) th__shm_maps_record(local, storage);
+    }
+    pthread_mutex_unlock(&th__shm_open_lock);
+    return storage;
+}
+
+void th__shm_note_storage(th_storage *storage)
+{
+    void *data = th_storage_raw_data(storage);
+    if (data && th_storage_is_shared(storage)) th__shm_maps_record(th__shm_local_of(data), storage);
 }

@@ -18,14 +18,22 @@
 int th__shm_share_storage(const char *fn, th_storage *storage, th_shm_strategy strategy)
 {
     if (!storage) return th_set_error(TH_ERR_INVALID, fn, "NULL tensor or storage");
-    if (th_storage_is_shared(storage)) return TH_OK;
+    /* Noted each time, not only when moved: a storage made with th_shm_allocator is shared from the start,
+     * and this is still the first time it is asked for a handle. */
+    if (th_storage_is_shared(storage)) {
+        th__shm_note_storage(storage);
+        return TH_OK;
+    }
     const th_allocator *a = th_shm_allocator(strategy);
     if (!a) return th_set_error(TH_ERR_INVALID, fn, "%d is no strategy (TH_SHM_FD or TH_SHM_NAME)", (int)strategy);
     const char *previous = th__shm_set_caller(fn);
     th__shm_forget_error();
     int rc = th_storage_move_to(storage, a, NULL);
     th__shm_set_caller(previous);
-    if (rc == TH_OK) return TH_OK;
+    if (rc == TH_OK) {
+        th__shm_note_storage(storage);
+        return TH_OK;
+    }
     /* th_storage_move_to reported the allocator's failure in its own words: say what really went wrong. */
     int again = th__shm_refail(fn);
     if (again != TH_OK) return again;
@@ -51,19 +59,41 @@ int th_tensor_share_memory(th_tensor *t)
 
 bool th_tensor_is_shared(const th_tensor *t) { return th_storage_is_shared(th_tensor_storage(t)); }
 
+/* tensor.h's rule for typed functions (a tensor of another dtype: do nothing, TH_ERR_DTYPE), through the public
+ * API this companion is built on. */
+static bool th__shm_wrong_dtype(const char *fn, const void *t, th_dtype want)
+{
+    th_dtype have = th_tensor_dtype((const th_tensor *)t);
+    if (!t || have == want) return false;
+    th_set_error(TH_ERR_DTYPE, fn, "t is %s, not %s", th_dtype_name(have), th_dtype_name(want));
+    return true;
+}
+
+#define TH__DEFINING /* the definitions pass, as tensor.h runs its own (see tensor.h) */
 #define TH_GENERIC_FILE "../shm/share_generic.h"
 #include "generate/all.h"
+#undef TH__DEFINING
 
 /* ---- handles of tensors ------------------------------------------------------------------------------- */
+
+/* The constructors are referenced weakly: a program whose implementation TU stamps only some dtypes
+ * (TH_SELECT_DTYPES) defines none for the others, and this library, built once for every dtype, must link
+ * with it all the same. A constructor that is not there is NULL, and a handle of its dtype is refused. */
+#define TH__SHM_X(sfx, ...)                                                                                    \
+    extern th_##sfx##_tensor *th_##sfx##_new_with_storage(th_storage *storage, int64_t offset, int ndim,        \
+                                                          const int64_t *sizes, const int64_t *strides)        \
+        __attribute__((weak));
+TH_FOREACH_DTYPE(TH__SHM_X)
+#undef TH__SHM_X
 
 /* A tensor of dtype over storage, checked by the dtype's th_<sfx>_new_with_storage. */
 static th_tensor *th__shm_tensor_over(const char *fn, const th_shm_handle *h, th_storage *s)
 {
     switch (h->dtype) {
-#define TH__SHM_X(sfx, ENUM, ...)                                                                      \
-    TH__IF_##sfx(case TH_##ENUM:                                                                      \
-                     return th_##sfx##_base(                                                          \
-                         th_##sfx##_new_with_storage(s, h->offset, h->ndim, h->sizes, h->strides));)
+#define TH__SHM_X(sfx, ENUM, ...)                                                                             \
+    case TH_##ENUM:                                                                                           \
+        if (!th_##sfx##_new_with_storage) break;                                                              \
+        return (th_tensor *)th_##sfx##_new_with_storage(s, h->offset, h->ndim, h->sizes, h->strides);
         TH_FOREACH_DTYPE(TH__SHM_X)
 #undef TH__SHM_X
     default:
@@ -124,7 +154,9 @@ int th_shm_handle_encode(th_tensor *t, char *buf, size_t cap)
     return rc;
 }
 
-/* The storage a parsed handle describes, attached by name or from fd (-1 if none), or a fresh empty one. */
+/* A tensor over the storage a parsed handle describes, attached by name or from fd (-1 if none), or over a
+ * fresh empty one (no segment, so nothing to find again: every open of an empty handle is a storage of its
+ * own). */
 static th_tensor *th__shm_open(const char *fn, const th_shm_handle *h, int fd)
 {
     if (!th_dtype_info(h->dtype)->stamped) {
@@ -138,10 +170,7 @@ static th_tensor *th__shm_open(const char *fn, const th_shm_handle *h, int fd)
         if (fd >= 0) close(fd);
         s = th_storage_new(0, th_shm_allocator(TH_SHM_DEFAULT), NULL);
     } else {
-        void *data = h->locator == TH_SHM_LOCATOR_NAME ? th__shm_attach_name(fn, h->name, h->nbytes)
-                                                       : th__shm_attach_fd(fn, fd, h->nbytes);
-        if (!data) return NULL;
-        s = th__shm_adopt(fn, data, h->nbytes, th__shm_local_of(data)->kind);
+        s = th__shm_open_storage(fn, h->locator == TH_SHM_LOCATOR_NAME ? h->name : NULL, fd, h->nbytes);
     }
     if (!s) return NULL;
     th_tensor *t = th__shm_tensor_over(fn, h, s);
@@ -360,7 +389,8 @@ th_tensor *th_shm_recv_fd(int sock)
     if (h.locator == TH_SHM_LOCATOR_FD && fd < 0) {
         char advice[400];
         th_set_error(TH_ERR_IO, fn, "the tensor's metadata came without its descriptor (%s): %s",
-                     truncated ? "MSG_CTRUNC" : "0 items of ancillary data", th__shm_fd_limit_advice(advice, sizeof advice));
+                     truncated ? "MSG_CTRUNC" : "0 items of ancillary data",
+                     th__shm_fd_limit_advice(advice, sizeof advice, true));
         return NULL;
     }
     if (h.locator == TH_SHM_LOCATOR_NAME) {

@@ -6,9 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-
-#define TH_SHM__STR_(x) #x
-#define TH_SHM__STR(x) TH_SHM__STR_(x)
+#include <sys/types.h>
 
 #if defined(__GNUC__)
 #define TH_SHM__PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -56,35 +54,47 @@ typedef struct th__shm_local {
     uint64_t magic;
     size_t map_bytes;   /* the whole mapping: the private page, the header and the data */
     int64_t nbytes;     /* of the data */
-    int64_t owner;      /* the pid that counted itself in the refcount; a forked child is not it */
+    int64_t owner;      /* the pid that made the mapping; a forked child is not it and never counts out */
+    bool counted;       /* the owner counted itself into the header's refcount (and counts out at the end) */
     int fd;             /* a descriptor of the segment kept open (fd segments), or -1 */
     uint32_t kind;
     bool unlink_at_zero; /* named, and this process unlinks the name if its release drops the count to 0 */
     char name[TH_SHM_NAME_MAX]; /* "" for a segment without a name */
+    /* the process's table of mappings (segment.c): storages over this mapping, the one an open hands out
+     * (no reference held: see segment.c), the segment's identity, links */
+    int64_t uses;
+    th_storage *storage;
+    dev_t dev;
+    ino_t ino;
+    struct th__shm_local *next_by_id, *next_by_name;
 } th__shm_local;
 
 /* The bookkeeping of a block the shared-memory allocator handed out (NULL for any other pointer). */
 th__shm_local *th__shm_local_of(const void *data);
 th__shm_header *th__shm_header_of(const void *data);
 
-/* Attaches a segment: by name (shm_open) or a descriptor received from another process (which the mapping
- * then owns: it is closed on error too). nbytes is what the handle says the data holds. Returns the data, or
- * NULL with the error recorded under fn. */
-void *th__shm_attach_name(const char *fn, const char *name, int64_t nbytes);
-void *th__shm_attach_fd(const char *fn, int fd, int64_t nbytes);
+/* The storage over a segment, by name (shm_open) or, name NULL, by a descriptor received from another process
+ * (which is then the mapping's or closed, on error too). nbytes is what the handle says the data holds. A
+ * segment this process maps already is not mapped again, and while a storage over that mapping is alive it is
+ * the one that comes back (retained): one th_storage per segment and process. NULL with the error recorded
+ * under fn. */
+th_storage *th__shm_open_storage(const char *fn, const char *name, int fd, int64_t nbytes);
+/* A shared storage this process made becomes the one th__shm_open_storage hands out for its segment (unless
+ * another is already); sharing calls it, so every handle made in this process opens to its storage here. */
+void th__shm_note_storage(th_storage *storage);
 /* Undoes an attach or a create: the same as the allocator's free. */
 void th__shm_release(void *data, size_t nbytes);
-
-/* A storage whose memory is data (from th__shm_attach_*), freed through the shared-memory allocator of kind.
- * On error the data is released too. */
-th_storage *th__shm_adopt(const char *fn, void *data, int64_t nbytes, uint32_t kind);
 
 /* A descriptor to send for a shared block: its kept descriptor (*close_after false) or a fresh one opened by
  * name (*close_after true). -1 with the error recorded. */
 int th__shm_send_descriptor(const char *fn, const void *data, bool *close_after);
 
-/* The message for running out of descriptors (EMFILE), naming the limit and the fixes. */
-const char *th__shm_fd_limit_advice(char *buf, size_t cap);
+/* The message for running out of descriptors (EMFILE), naming the limit and the fixes; the name strategy is
+ * among them only where it needs fewer descriptors than what failed (advise_name: the fd strategy's). */
+const char *th__shm_fd_limit_advice(char *buf, size_t cap, bool advise_name);
+/* RLIMIT_FSIZE caps the size of a segment as of any file, and growing one past it sends SIGXFSZ (whose
+ * default ends the process): whether bytes are over the limit, which goes to *limit. */
+bool th__shm_over_fsize_limit(uint64_t bytes, unsigned long long *limit);
 
 /* ---- sharing (share.c) ---- */
 
@@ -96,7 +106,8 @@ int th__shm_share_storage(const char *fn, th_storage *storage, th_shm_strategy s
 int th__shm_handle_check(const char *fn, const th_shm_handle *h);
 /* A dtype by its name ("f32"); TH_DTYPE_INVALID if none. */
 th_dtype th__shm_dtype_by_name(const char *name, size_t len);
-/* Whether name is a valid segment name: "/" then 1 to TH_SHM_NAME_MAX - 2 characters of [A-Za-z0-9_.-]. */
+/* Whether name is a valid segment name: the manager's rule (th__shm_name_problem in manager_protocol.h: "/"
+ * then characters of [A-Za-z0-9_.-], not starting with '.'), at most TH_SHM_NAME_MAX - 1 bytes. */
 bool th__shm_name_valid(const char *name, size_t len);
 
 #endif

@@ -1,8 +1,9 @@
-/* th_shm.h: tensors in shared memory between processes (Linux), and storages over mapped files.
+/* th_shm.h: tensors in shared memory between processes (Linux).
  *
  * The optional compiled companion of tensor.h: build the .c files of shm/ but manager.c into your program (or a
  * library) next to the one TH_IMPLEMENTATION translation unit, link with -lrt -pthread (and -ldl before glibc
- * 2.34), build manager.c as th-shm-manager for the name strategy, and include this header (C11 or C++).
+ * 2.34), build manager.c as th-shm-manager for the name strategy, and include this header (C11 or C++). That
+ * TU may stamp a subset of the dtypes (TH_SELECT_DTYPES): a handle of a dtype it left out is refused.
  *
  * SHARING A TENSOR
  *   th_f32_share_memory(t) moves t's storage, in place, into a POSIX shared-memory segment: every tensor and
@@ -31,7 +32,9 @@
  * the child still reads it: the child's mapping stays valid, but the segment can no longer be handed out.
  *
  * MAPPED FILES
- *   th_storage_map_file(path, &(th_file_map_options){.shared = true}) maps a file as a storage.
+ *   th_storage_map_file(path, &(th_file_map_options){.shared = true}) maps a file as a storage. It is part of
+ *   tensor.h itself (core/file_map.h), so that a vendored header maps files too; this companion's mapped
+ *   storages are those, and they move into shared memory like any other (th_storage_share_memory).
  *
  * ERRORS follow tensor.h: constructors return NULL, the rest a negative th_status; th_last_error() names
  * the function and says what went wrong and, where there is one, how to fix it. */
@@ -59,7 +62,9 @@ th_shm_strategy th_shm_get_strategy(void);
 
 /* Segment names are "/<prefix>_<pid>_<32 random hex digits>". The prefix comes from the environment variable
  * TH_SHM_PREFIX when set, else "th"; this overrides both for the whole process. 1 to 24 characters of
- * [A-Za-z0-9_.-]; NULL restores the default. TH_ERR_INVALID otherwise. */
+ * [A-Za-z0-9_.-], not starting with '.' (the manager's rule for names: one plain file in /dev/shm); NULL
+ * restores the default. TH_ERR_INVALID otherwise; a TH_SHM_PREFIX that breaks the rule fails every named
+ * share with TH_ERR_INVALID, rather than being replaced silently. */
 int th_shm_set_prefix(const char *prefix);
 
 /* The allocator of shared-memory segments of a strategy (TH_SHM_DEFAULT: the current default); NULL (with
@@ -74,8 +79,9 @@ const th_allocator *th_shm_allocator(th_shm_strategy strategy);
 /* Moves storage's bytes, in place, into a fresh segment of the default strategy (see th_storage_move_to):
  * every tensor and view over it sees shared memory with the same contents. A no-op (0) for a storage that is
  * already shared. Errors: NULL, a read-only storage, device memory, no room (TH_ERR_NOMEM naming /dev/shm and
- * the size), the descriptor limit (TH_ERR_IO), the manager (name strategy). The storage is unchanged on
- * error. */
+ * the size, or RLIMIT_FSIZE), the descriptor limit (TH_ERR_IO), the manager (name strategy). The storage is
+ * unchanged on error. A shared storage keeps its size: th_storage_resize refuses it (other processes map the
+ * segment; a resize would move this one to another), but for a resize to 0 bytes, which lets go of it. */
 int th_storage_share_memory(th_storage *storage);
 /* The same with a given strategy. A storage already shared keeps its segment whatever its strategy. */
 int th_storage_share_memory_with(th_storage *storage, th_shm_strategy strategy);
@@ -89,10 +95,8 @@ int th_tensor_share_memory(th_tensor *t);
 bool th_tensor_is_shared(const th_tensor *t);
 
 /* Per dtype, stamped from shm/share_generic.h: th_f32_share_memory(t) and th_f32_is_shared(t), ... */
-#define TH_SHM__DECLARE_ONLY
 #define TH_GENERIC_FILE "../shm/share_generic.h"
 #include "generate/all.h"
-#undef TH_SHM__DECLARE_ONLY
 
 /* ==== handles ============================================================================== */
 
@@ -137,10 +141,14 @@ typedef struct th_shm_handle {
 int th_shm_handle_encode(th_tensor *t, char *buf, size_t cap);
 
 /* A new tensor, equal to the one encoded, over the same shared memory (a name handle), or over a fresh empty
- * storage (an empty handle). Errors, each with nothing left behind: a text that is no handle (TH_ERR_INVALID,
- * saying which field), an unknown or uncompiled dtype (TH_ERR_DTYPE), a shape outside the storage
- * (TH_ERR_RANGE), an fd handle (TH_ERR_INVALID: use th_shm_recv_fd), a segment that no longer exists, is
- * another user's or is not ours (TH_ERR_IO), a segment of another size than the handle says (TH_ERR_SHAPE). */
+ * storage (an empty handle). A segment this process maps already (it made it, or opened or received it
+ * before) is not mapped again, and while a storage over it is alive the tensor is over that same th_storage
+ * (the maker's, in the process that shared it): one storage per segment and process, from any thread. The
+ * segment goes with the last reference to it; a forked child maps (and holds) what it opens itself. Errors,
+ * each with nothing left behind: a text that is no handle (TH_ERR_INVALID, saying which field), an unknown
+ * or uncompiled dtype (TH_ERR_DTYPE), a shape outside the storage (TH_ERR_RANGE), an fd handle
+ * (TH_ERR_INVALID: use th_shm_recv_fd), a segment that no longer exists, is another user's or is not ours
+ * (TH_ERR_IO), a segment of another size than the handle says (TH_ERR_SHAPE). */
 th_tensor *th_shm_open_handle(const char *text);
 
 /* Parses len bytes of text (no NUL needed, none allowed) into *out, validating every field: the version, the
@@ -159,27 +167,12 @@ int th_shm_handle_format(const th_shm_handle *h, char *buf, size_t cap);
  * released at once. Errors: NULL or unshareable t, the descriptor limit (TH_ERR_IO, saying how to raise it),
  * the socket (TH_ERR_IO). */
 int th_shm_send_fd(int sock, th_tensor *t);
-/* Receives one tensor that th_shm_send_fd sent: a new tensor over the same memory. Errors: the peer closed
- * the socket, a message that is no handle, a handle without its descriptor (the descriptor limit of this
- * process: TH_ERR_IO saying how to raise it), a descriptor that is no segment of ours or is smaller than the
- * handle says. Blocks until a message comes (or fails with the socket's timeout, SO_RCVTIMEO). */
+/* Receives one tensor that th_shm_send_fd sent: a new tensor over the same memory (this process's storage
+ * over it, when it has one: see th_shm_open_handle). Errors: the peer closed the socket, a message that is no
+ * handle, a handle without its descriptor (the descriptor limit of this process: TH_ERR_IO saying how to
+ * raise it), a descriptor that is no segment of ours or is smaller than the handle says. Blocks until a
+ * message comes (or fails with the socket's timeout, SO_RCVTIMEO). */
 th_tensor *th_shm_recv_fd(int sock);
-
-/* ==== mapped files ========================================================================= */
-
-/* Zero means the default: a private (copy-on-write) map of an existing file, as big as the file. */
-typedef struct th_file_map_options {
-    bool shared;     /* writes reach the file (MAP_SHARED, file opened read-write); else copy on write */
-    bool create;     /* create the file if it is missing (needs shared and nbytes > 0); grow it to nbytes */
-    bool exclusive;  /* with create: fail if the file exists */
-    int64_t nbytes;  /* bytes to map; 0: the file's size. The file must hold them unless create. */
-} th_file_map_options;
-
-/* A storage over the file at path (options may be NULL: all defaults). Not resizable; the mapping is undone
- * when the last user lets go. Space for a created or grown file is reserved up front (posix_fallocate), so a
- * full disk is an error here, not a SIGBUS later. Errors (NULL): NULL path, a missing file without create, an
- * existing file with exclusive, a file smaller than nbytes, no permission, a directory, bad options. */
-th_storage *th_storage_map_file(const char *path, const th_file_map_options *options);
 
 #ifdef __cplusplus
 }

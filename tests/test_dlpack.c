@@ -332,6 +332,73 @@ static void test_deleter_threads(void)
     for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
 }
 
+/* A companion's check for device memory (cuda/ registers one for CUDA): the fake accepts memory inside its one
+ * "device buffer" on device 1 and refuses the rest. */
+static float device_buffer[64];
+static int device_checks;
+
+static int fake_device_check(const char *fn, th_device device, const void *data, int64_t nbytes)
+{
+    device_checks++;
+    const char *lo = (const char *)device_buffer, *p = (const char *)data;
+    if (device.index != 1) return th_set_error(TH_ERR_DEVICE, fn, "fake: device %d is not mine", (int)device.index);
+    if (p < lo || p + nbytes > lo + sizeof device_buffer)
+        return th_set_error(TH_ERR_DEVICE, fn, "fake: not memory of device %d", (int)device.index);
+    return TH_OK;
+}
+
+static void test_device_check(void)
+{
+    producer p;
+    p.shape[0] = 8;
+    p.strides[0] = 1;
+    DLTensor t = good_tensor(&p, device_buffer, 1);
+    t.device.device_type = kDLCUDA;
+    t.device.device_id = 1;
+    /* Host types need no check, and types outside the table are refused. */
+    CHECK_INT_EQ(th_register_device_memory_check(TH_DEVICE_CPU, fake_device_check), TH_ERR_INVALID);
+    CHECK_INT_EQ(th_register_device_memory_check(TH_DEVICE_CUDA_HOST, fake_device_check), TH_ERR_INVALID);
+    CHECK_INT_EQ(th_register_device_memory_check(64, fake_device_check), TH_ERR_INVALID);
+    CHECK_INT_EQ(th_register_device_memory_check(-1, fake_device_check), TH_ERR_INVALID);
+    /* Registered: CUDA memory the check accepts imports as a tensor on that device, never touched. */
+    CHECK_INT_EQ(th_register_device_memory_check(TH_DEVICE_CUDA, fake_device_check), TH_OK);
+    p.deleted = 0;
+    th_tensor *x = th_tensor_from_dlpack(make_legacy(&p, t));
+    CHECK(x != NULL);
+    CHECK_INT_EQ(device_checks, 1);
+    if (x) {
+        th_device d = th_storage_device(th_tensor_storage(x));
+        CHECK_INT_EQ(d.type, TH_DEVICE_CUDA);
+        CHECK_INT_EQ(d.index, 1);
+        CHECK(th_tensor_data(x) == (void *)device_buffer);
+        /* Host ops still refuse it without touching it. */
+        th_f32_tensor *y = th_f32_from_base(x);
+        CHECK(th_f32_sum_all(y) == NULL && th_last_status() == TH_ERR_DEVICE);
+        th_tensor_release(x);
+    }
+    CHECK_INT_EQ(p.deleted, 1);
+    /* Refused by the check: NULL, the check's message, the producer's deleter run once. */
+    t.device.device_id = 0;
+    p.deleted = 0;
+    CHECK(th_tensor_from_dlpack(make_legacy(&p, t)) == NULL);
+    CHECK(strstr(th_last_error(), "fake: device 0 is not mine") != NULL);
+    CHECK_INT_EQ(p.deleted, 1);
+    t.device.device_id = 1;
+    t.data = grid;
+    p.deleted = 0;
+    CHECK(th_tensor_from_dlpack_versioned(make_versioned(&p, t, 1, 0)) == NULL);
+    CHECK(strstr(th_last_error(), "fake: not memory of device 1") != NULL);
+    CHECK_INT_EQ(p.deleted, 1);
+    /* Unregistered: refused again, naming the missing companion. */
+    CHECK_INT_EQ(th_register_device_memory_check(TH_DEVICE_CUDA, NULL), TH_OK);
+    t.data = device_buffer;
+    p.deleted = 0;
+    CHECK(th_tensor_from_dlpack(make_legacy(&p, t)) == NULL);
+    CHECK_INT_EQ(th_last_status(), TH_ERR_DEVICE);
+    CHECK(strstr(th_last_error(), "companion") != NULL);
+    CHECK_INT_EQ(p.deleted, 1);
+}
+
 int main(void)
 {
     test_begin();
@@ -340,5 +407,6 @@ int main(void)
     test_bad_input();
     test_export();
     test_deleter_threads();
+    test_device_check();
     return test_end("dlpack");
 }

@@ -487,6 +487,48 @@ static void test_out_of_memory(void)
     th_counting_allocator_free(c);
 }
 
+/* An allocator that records why it failed, as cuda/'s caching allocator does on out-of-memory. */
+static void *reasoned_alloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    th_set_error(TH_ERR_NOMEM, "reasoned_alloc", "device 0 full: %zu bytes asked, 12 free", n);
+    return NULL;
+}
+static void *reasoned_realloc(void *ctx, void *p, size_t old_n, size_t n)
+{
+    (void)p;
+    (void)old_n;
+    return reasoned_alloc(ctx, n);
+}
+static void reasoned_free(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    (void)n;
+    free(p);
+}
+
+/* The allocator's own reason reaches the user, after the function's and the allocator's names. */
+static void test_allocator_reason(void)
+{
+    static const th_allocator reasoned = {"reasoned", reasoned_alloc, NULL, reasoned_free, {TH_DEVICE_CPU, 0}};
+    static const th_allocator reasoned_re = {"reasoned_re", reasoned_alloc, reasoned_realloc, reasoned_free,
+                                             {TH_DEVICE_CPU, 0}};
+    CHECK_NULL(th_storage_new(64, &reasoned, NULL), TH_ERR_NOMEM, "th_storage_new",
+               "allocator 'reasoned' could not allocate 64 bytes: reasoned_alloc: device 0 full: 64 bytes asked");
+    th_storage *s = th_storage_new(0, &reasoned_re, NULL);
+    CHECK(s != NULL);
+    CHECK_FAILS(th_storage_resize(s, 32), TH_ERR_NOMEM, "th_storage_resize",
+                "allocator 'reasoned_re' could not allocate 32 bytes: reasoned_alloc: device 0 full: 32 bytes");
+    th_storage_release(s);
+    /* an allocator that records nothing: the message stops after the size, with no stale reason appended */
+    th_counting_allocator *c = th_counting_allocator_new(NULL, NULL);
+    th_counting_allocator_fail_after(c, 1);
+    th_set_error(TH_ERR_RANGE, "earlier", "an unrelated earlier error");
+    CHECK(th_storage_new(16, th_counting_allocator_get(c), c) == NULL);
+    CHECK(strstr(th_last_error(), "could not allocate 16 bytes") && !strstr(th_last_error(), "earlier"));
+    th_counting_allocator_free(c);
+}
+
 /* ---- resizing -------------------------------------------------------------------------- */
 
 static void test_resize(void)
@@ -657,9 +699,31 @@ static void test_device_allocator(void)
     CHECK_FAILS(th_f32_storage_fill(s, 1.0f), TH_ERR_DEVICE, "th_f32_storage_fill", "device");
     th_storage_release(s);
 
+    /* _like allocates on the source's device, from its own allocator, whatever this thread's default is; the
+     * filled forms refuse (the host cannot fill device memory) rather than hand back a CPU tensor. */
+    th_set_default_allocator(th_counting_allocator_get(check_counter), check_counter);
+    th_f32_tensor *like = th_f32_empty_like(e);
+    CHECK(like != NULL);
+    CHECK_INT_EQ(th_storage_device(th_f32_storage(like)).type, TH_DEVICE_CUDA);
+    CHECK_INT_EQ(th_counting_allocator_stats(c).live_blocks, 2);
+    th_f32_release(like);
+    th_clear_error();
+    check_filled_on_device(th_f32_zeros_like(e), "th_f32_zeros_like: ");
+    th_clear_error();
+    check_filled_on_device(th_f32_ones_like(e), "th_f32_ones_like: ");
+    th_clear_error();
+    check_filled_on_device(th_f32_full_like(e, 3.0f), "th_f32_full_like: ");
+    /* Device memory wrapped from outside has no allocator to ask. */
+    float mem[4];
+    th_storage *ws = th_storage_from_blob(mem, sizeof mem, (th_device){TH_DEVICE_CUDA, 0}, NULL, NULL);
+    th_f32_tensor *w = th_f32_new_with_storage(ws, 0, 1, SZ(4), NULL);
+    th_storage_release(ws); /* the tensor holds its own reference */
+    CHECK(w != NULL);
+    CHECK_NULL(th_f32_empty_like(w), TH_ERR_DEVICE, "th_f32_empty_like", "wrapped from outside");
+    th_f32_release(w);
+
     th_f32_release(e);
     CHECK_INT_EQ(th_counting_allocator_stats(c).live_blocks, 0);
-    th_set_default_allocator(th_counting_allocator_get(check_counter), check_counter);
     th_counting_allocator_free(c);
 }
 
@@ -946,6 +1010,7 @@ int main(void)
     test_get_set();
     test_copy_errors();
     test_out_of_memory();
+    test_allocator_reason();
     test_resize();
     test_device();
     test_outside_storage();

@@ -413,6 +413,64 @@ static void test_gather(void)
     th_f64_release(big);
 }
 
+/* Issue 11: gather_out into an out that overlaps its input copied the input first, then stepped through the
+ * copy with the original's strides: wrong values and success, and for wider strides reads past the copy's
+ * end (ASan: heap-buffer-overflow in th__gather_row_sized). Each element size takes its own row loop. */
+#define GATHER_INPLACE_TRANSPOSED(S)                                                                       \
+    do {                                                                                                    \
+        th_##S##_tensor *b = th_##S##_convert(th_f64_base(square));                                          \
+        th_##S##_tensor *bt = th_##S##_transpose(b, 0, 1);                                                    \
+        CHECK_INT_EQ(th_##S##_gather_out(bt, bt, 0, rows), TH_OK);                                           \
+        CHECK(values_are_b(th_##S##_base(bt), (const double[]){1, 3, 0, 2}, 4));                            \
+        th_##S##_release(bt);                                                                                 \
+        th_##S##_release(b);                                                                                  \
+    } while (0)
+
+static void test_gather_out_overlapping(void)
+{
+    /* The issue's call: t the transposed [[0, 1], [2, 3]], that is [[0, 2], [1, 3]]; index [[1, 1], [0, 0]]
+     * along dim 0 gives [[1, 3], [0, 2]], written over t itself (the docs allow out == t). */
+    th_f64_tensor *square = seq(2, SZ(2, 2), 0);
+    th_i64_tensor *rows = i64_of(2, SZ(2, 2), (const int64_t[]){1, 1, 0, 0});
+    GATHER_INPLACE_TRANSPOSED(f64);
+    GATHER_INPLACE_TRANSPOSED(u8);
+    GATHER_INPLACE_TRANSPOSED(i16);
+    GATHER_INPLACE_TRANSPOSED(f32);
+    GATHER_INPLACE_TRANSPOSED(c128);
+    GATHER_INPLACE_TRANSPOSED(i64);
+
+    /* An out overlapping t without being it, both strided wider than a contiguous copy of t: t is every
+     * element of column 0, 1, 2 of a 4 x 6 block read down the columns, out every other element of its rows
+     * from element 1. They share elements 1, 7 and 13. */
+    th_f64_tensor *block = seq(1, SZ(24), 0), *before = th_f64_clone(block);
+    th_f64_tensor *t = th_f64_as_strided(block, 2, SZ(3, 3), SZ(1, 6), 0);
+    th_f64_tensor *out = th_f64_as_strided(block, 2, SZ(3, 3), SZ(6, 2), 1);
+    th_f64_tensor *t_before = th_f64_clone(t);
+    th_i64_tensor *idx = i64_of(2, SZ(3, 3), (const int64_t[]){2, 0, 1, 1, 2, 0, 0, 1, 2});
+    CHECK_INT_EQ(th_f64_gather_out(out, t, 1, idx), TH_OK);
+    bool written[24] = {false};
+    for (int64_t i = 0; i < 3; i++)
+        for (int64_t j = 0; j < 3; j++) {
+            double want = th_f64_get(t_before, SZ(i, th_i64_get(idx, SZ(i, j))));
+            double got = th_f64_get(out, SZ(i, j));
+            CHECK(got == want);
+            if (got != want) fprintf(stderr, "  gather_out overlapping: [%lld][%lld] %g, not %g\n", (long long)i,
+                                     (long long)j, got, want);
+            written[1 + 6 * i + 2 * j] = true;
+        }
+    for (int64_t k = 0; k < 24; k++)
+        if (!written[k]) CHECK(th_f64_data(block)[k] == th_f64_data(before)[k]);
+
+    th_i64_release(idx);
+    th_f64_release(t_before);
+    th_f64_release(out);
+    th_f64_release(t);
+    th_f64_release(before);
+    th_f64_release(block);
+    th_i64_release(rows);
+    th_f64_release(square);
+}
+
 /* ---- scatter, scatter_add -------------------------------------------------------------------- */
 
 static void test_scatter(void)
@@ -935,9 +993,13 @@ static void test_more_errors(void)
     th_i64_tensor *dev_idx = th_i64_new_with_storage(ds, 0, 1, SZ(6), NULL);
     th_f64_tensor *t = seq(1, SZ(6), 0);
     th_i64_tensor *idx = i64_of(1, SZ(2), (const int64_t[]){0, 1});
-    CHECK_NULL(th_f64_index_select(dev, 0, idx), TH_ERR_DEVICE, "th_f64_index_select", "tensor is on device type 2");
-    CHECK_NULL(th_f64_take(t, dev_idx), TH_ERR_DEVICE, "th_f64_take", "index is on device type 2");
-    CHECK_FAILS(th_f64_put_inplace(dev, idx, t, false), TH_ERR_DEVICE, "th_f64_put_inplace", "on device type 2");
+    /* device operands go to their device's companion, which refuses a host tensor beside them */
+    CHECK_NULL(th_f64_index_select(dev, 0, idx), TH_ERR_DEVICE, "th_f64_index_select",
+               "operand 1 is on device 2:0 and operand 2 on device 1:0");
+    CHECK_NULL(th_f64_take(t, dev_idx), TH_ERR_DEVICE, "th_f64_take", "operand 1 is on device 1:0 and operand 2 on device 2:0");
+    th_f64_tensor *two = seq(1, SZ(2), 0);
+    CHECK_FAILS(th_f64_put_inplace(dev, idx, two, false), TH_ERR_DEVICE, "th_f64_put_inplace", "on device 2:0");
+    th_f64_release(two);
 
     th_f64_tensor *shrunk = seq(1, SZ(6), 0);
     CHECK_INT_EQ(th_storage_resize(th_f64_storage(shrunk), 16), TH_OK);
@@ -1110,6 +1172,7 @@ int main(void)
     test_index_select();
     test_index_select_large();
     test_gather();
+    test_gather_out_overlapping();
     test_scatter();
     test_scatter_add_arithmetic();
     test_masked_fill();

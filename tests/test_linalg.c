@@ -248,7 +248,12 @@ static void test_errors(void)
     float dev_mem[15];
     th_storage *dev = th_storage_from_blob(dev_mem, sizeof dev_mem, (th_device){TH_DEVICE_CUDA, 0}, NULL, NULL);
     th_f32_tensor *on_dev = th_f32_new_with_storage(dev, 0, 2, SZ(3, 5), NULL);
-    CHECK_NULL(th_f32_mm(A, on_dev), TH_ERR_DEVICE, "th_f32_mm", "B is on device type 2");
+    /* a host operand beside a device one: refused by the dispatch, never copied */
+    CHECK_NULL(th_f32_mm(A, on_dev), TH_ERR_DEVICE, "th_f32_mm", "operand 1 is on device 1:0 and operand 2 on device 2:0");
+    /* both on the device, and no companion registered (this program links none) */
+    th_f32_tensor *on_dev_t = th_f32_transpose(on_dev, 0, 1);
+    CHECK_NULL(th_f32_mm(on_dev, on_dev_t), TH_ERR_DEVICE, "th_f32_mm", "no companion has registered ops");
+    th_f32_release(on_dev_t);
     th_f32_release(on_dev);
     th_storage_release(dev);
 

@@ -1,4 +1,4 @@
-/* tests/test_pointwise.c: the elementwise ops (generate/ops/pointwise.h, binary_op.h, unary_op.h,
+/* tests/test_pointwise.c: the elementwise ops (ops/pointwise.h, binary_op.h, unary_op.h,
  * ternary.h) and their driver.
  *
  * Values against independent references (double-precision libm, hand-computed tables for the integer
@@ -328,6 +328,97 @@ static void test_integer_division_family(void)
     th_i32_release(m);
     th_i32_release(z);
     th_i32_release(keep);
+}
+
+/* Issue 11: u8 division by 255 took the path meant for MIN / -1 of the signed types ((real)-1 is 255 in
+ * uint8_t): {15, 200} / 255 gave {241, 56} and the remainders {0, 0}. Every form of the four ops, with 255
+ * in a tensor and as a scalar, against C's own unsigned / and % (floor and truncation agree for unsigned);
+ * and the signed case that path is for still wraps. */
+static bool u8_values_are(const char *what, const th_u8_tensor *t, const uint8_t *want, int64_t n)
+{
+    bool ok = t && th_u8_numel(t) == n && memcmp(th_u8_data(t), want, (size_t)n) == 0;
+    if (!ok && t) {
+        fprintf(stderr, "  %s:", what);
+        for (int64_t i = 0; i < th_u8_numel(t); i++) fprintf(stderr, " %d (want %d)", th_u8_data(t)[i], want[i]);
+        fprintf(stderr, "\n");
+    }
+    return ok;
+}
+
+static void test_unsigned_division_by_max(void)
+{
+    enum { N = 7 };
+    const uint8_t a[N] = {15, 200, 255, 0, 254, 1, 255};
+    const uint8_t b[N] = {255, 255, 255, 255, 1, 2, 254};
+    static const struct {
+        const char *name;
+        bool quotient; /* div and floor_divide give a / b; remainder and fmod a % b */
+        th_u8_tensor *(*op)(const th_u8_tensor *, const th_u8_tensor *);
+        int (*out)(th_u8_tensor *, const th_u8_tensor *, const th_u8_tensor *);
+        int (*inplace)(th_u8_tensor *, const th_u8_tensor *);
+        th_u8_tensor *(*scalar)(const th_u8_tensor *, uint8_t);
+        int (*scalar_out)(th_u8_tensor *, const th_u8_tensor *, uint8_t);
+        int (*scalar_inplace)(th_u8_tensor *, uint8_t);
+    } ops[] = {
+        {"div", true, th_u8_div, th_u8_div_out, th_u8_div_inplace, th_u8_div_scalar, th_u8_div_scalar_out,
+         th_u8_div_scalar_inplace},
+        {"floor_divide", true, th_u8_floor_divide, th_u8_floor_divide_out, th_u8_floor_divide_inplace,
+         th_u8_floor_divide_scalar, th_u8_floor_divide_scalar_out, th_u8_floor_divide_scalar_inplace},
+        {"remainder", false, th_u8_remainder, th_u8_remainder_out, th_u8_remainder_inplace, th_u8_remainder_scalar,
+         th_u8_remainder_scalar_out, th_u8_remainder_scalar_inplace},
+        {"fmod", false, th_u8_fmod, th_u8_fmod_out, th_u8_fmod_inplace, th_u8_fmod_scalar, th_u8_fmod_scalar_out,
+         th_u8_fmod_scalar_inplace},
+    };
+    th_u8_tensor *ta = th_u8_empty(1, SZ(N)), *tb = th_u8_empty(1, SZ(N)), *out = th_u8_zeros(1, SZ(N));
+    memcpy(th_u8_data(ta), a, N);
+    memcpy(th_u8_data(tb), b, N);
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        uint8_t want[N], want255[N];
+        for (int i = 0; i < N; i++) {
+            want[i] = (uint8_t)(ops[k].quotient ? a[i] / b[i] : a[i] % b[i]);
+            want255[i] = (uint8_t)(ops[k].quotient ? a[i] / 255 : a[i] % 255);
+        }
+        char what[64];
+        snprintf(what, sizeof what, "th_u8_%s", ops[k].name);
+        th_u8_tensor *r = ops[k].op(ta, tb);
+        CHECK(u8_values_are(what, r, want, N));
+        th_u8_release(r);
+        CHECK_INT_EQ(ops[k].out(out, ta, tb), TH_OK);
+        CHECK(u8_values_are(what, out, want, N));
+        th_u8_tensor *t = th_u8_clone(ta);
+        CHECK_INT_EQ(ops[k].inplace(t, tb), TH_OK);
+        CHECK(u8_values_are(what, t, want, N));
+        th_u8_release(t);
+        snprintf(what, sizeof what, "th_u8_%s_scalar by 255", ops[k].name);
+        r = ops[k].scalar(ta, 255);
+        CHECK(u8_values_are(what, r, want255, N));
+        th_u8_release(r);
+        CHECK_INT_EQ(ops[k].scalar_out(out, ta, 255), TH_OK);
+        CHECK(u8_values_are(what, out, want255, N));
+        t = th_u8_clone(ta);
+        CHECK_INT_EQ(ops[k].scalar_inplace(t, 255), TH_OK);
+        CHECK(u8_values_are(what, t, want255, N));
+        th_u8_release(t);
+    }
+    th_u8_release(out);
+    th_u8_release(tb);
+    th_u8_release(ta);
+
+    /* -128 / -1 in int8_t wraps to -128, and its remainders are 0 (docs/math.md). */
+    th_i8_tensor *sa = th_i8_full(1, SZ(2), INT8_MIN), *sb = th_i8_full(1, SZ(2), -1);
+    th_i8_data(sa)[1] = 7;
+    th_i8_tensor *d = th_i8_div(sa, sb), *f = th_i8_floor_divide(sa, sb), *r = th_i8_remainder(sa, sb),
+                 *m = th_i8_fmod(sa, sb);
+    CHECK(d && th_i8_data(d)[0] == INT8_MIN && th_i8_data(d)[1] == -7);
+    CHECK(f && th_i8_data(f)[0] == INT8_MIN && th_i8_data(f)[1] == -7);
+    CHECK(r && th_i8_data(r)[0] == 0 && th_i8_data(r)[1] == 0);
+    CHECK(m && th_i8_data(m)[0] == 0 && th_i8_data(m)[1] == 0);
+    th_i8_release(d);
+    th_i8_release(f);
+    th_i8_release(r);
+    th_i8_release(m);
+    th_i8_release(sb);
+    th_i8_release(sa);
 }
 
 static void test_integer_wrapping(void)
@@ -1012,6 +1103,7 @@ int main(void)
     test_unary_special_values();
     test_unary_reduced();
     test_integer_division_family();
+    test_unsigned_division_by_max();
     test_integer_wrapping();
     test_binary_floating();
     test_broadcasting();

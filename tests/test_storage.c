@@ -1,6 +1,12 @@
-/* Storage and allocators: refcounts, resize, wrapped memory, the counting allocator, user allocators. */
+/* Storage and allocators: refcounts, weak references (th_storage_try_retain), resize, wrapped memory, the
+ * counting allocator, user allocators.
+ *
+ * POSIX threads for the race: ThreadSanitizer intercepts them (see test_threads.c). */
 #include "check.h"
 
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -57,6 +63,193 @@ static void test_refcount(void)
     th_storage_release(s);
     th_storage_release(NULL);
     CHECK(th_storage_retain(NULL) == NULL);
+}
+
+/* ---- weak references ---------------------------------------------------------------------------------- */
+
+/* What a weak reference sees from inside the release that frees the memory: the free (or the deleter) is
+ * where a cache removes its entry, so the struct must still be there and already refuse th_storage_try_retain. */
+typedef struct inside_release {
+    th_storage *storage;
+    int calls;
+    int64_t count;
+    bool refused;
+} inside_release;
+
+static void inside_look(inside_release *r)
+{
+    r->calls++;
+    r->count = th_storage_refcount(r->storage);
+    r->refused = th_storage_try_retain(r->storage) == NULL;
+}
+
+static void *inside_alloc(void *ctx, size_t n)
+{
+    (void)ctx;
+    return malloc(n);
+}
+
+static void inside_free(void *ctx, void *p, size_t n)
+{
+    (void)n;
+    inside_look((inside_release *)ctx);
+    free(p);
+}
+
+static void inside_deleter(void *data, void *ctx)
+{
+    (void)data;
+    inside_look((inside_release *)ctx);
+}
+
+static const th_allocator inside_allocator = {"inside", inside_alloc, NULL, inside_free, {TH_DEVICE_CPU, 0}};
+
+static void test_try_retain(void)
+{
+    CHECK(th_storage_try_retain(NULL) == NULL);
+    inside_release r = {NULL, 0, -1, false};
+    th_storage *s = th_storage_new(16, &inside_allocator, &r);
+    r.storage = s;
+    CHECK(th_storage_try_retain(s) == s);
+    CHECK_INT_EQ(th_storage_refcount(s), 2);
+    th_storage_release(s);
+    CHECK_INT_EQ(th_storage_refcount(s), 1);
+    CHECK_INT_EQ(r.calls, 0);
+    th_storage_release(s); /* the last one: the free looks */
+    CHECK_INT_EQ(r.calls, 1);
+    CHECK_INT_EQ(r.count, 0);
+    CHECK(r.refused);
+
+    /* a tensor's reference counts as any other, and a sole-owner release still ends at 0 */
+    inside_release w = {NULL, 0, -1, false};
+    static float blob[4];
+    th_storage *b = th_storage_from_blob(blob, sizeof blob, (th_device){TH_DEVICE_CPU, 0}, inside_deleter, &w);
+    w.storage = b;
+    th_f32_tensor *t = th_f32_new_with_storage(b, 0, 1, (int64_t[]){4}, NULL);
+    th_storage_release(b);
+    CHECK(th_storage_try_retain(b) == b);
+    CHECK_INT_EQ(th_storage_refcount(b), 2);
+    th_storage_release(b);
+    th_f32_release(t);
+    CHECK_INT_EQ(w.calls, 1);
+    CHECK_INT_EQ(w.count, 0);
+    CHECK(w.refused);
+}
+
+/* The race a cache of weak references runs: threads upgrade the entry under the cache's lock while the owner
+ * lets go of the last reference, and the allocator's free removes the entry under the same lock. A storage
+ * brought back to life would be held by a thread when its free runs (race_holders above 0: counted), and
+ * then used and released after it is freed (ASan: heap-use-after-free, double free). */
+enum { RACE_THREADS = 4, RACE_ROUNDS = 2000, RACE_BYTES = 64 };
+
+static pthread_mutex_t race_lock = PTHREAD_MUTEX_INITIALIZER;
+static th_storage *race_entry;            /* under race_lock: the weak reference */
+static int race_frees, race_resurrected;  /* under race_lock */
+static atomic_int race_holders;           /* references taken through the entry, not yet given back */
+static atomic_int race_round;             /* the round whose storage the entry holds (or held) */
+static atomic_bool race_stop;
+
+static void race_free(void *ctx, void *p, size_t n)
+{
+    (void)ctx;
+    sched_yield(); /* widens the moment when the count is 0 and the entry still there */
+    pthread_mutex_lock(&race_lock);
+    race_frees++;
+    if (atomic_load(&race_holders) != 0) race_resurrected++;
+    if (race_entry && th_storage_raw_data(race_entry) == p) race_entry = NULL;
+    pthread_mutex_unlock(&race_lock);
+    memset(p, 0xdd, n); /* what a thread holding it after this would read */
+    free(p);
+}
+
+static const th_allocator race_allocator = {"race", inside_alloc, NULL, race_free, {TH_DEVICE_CPU, 0}};
+
+typedef struct race_result {
+    long upgrades, refused, bad_bytes;
+} race_result;
+
+/* Upgrades until the round's storage is refused or gone, at most 32 (a thread that upgraded on every turn of its
+ * loop would keep the count above 0 for long, and the owner waiting for the lock). */
+static void *race_upgrader(void *arg)
+{
+    race_result *res = (race_result *)arg;
+    int done_round = 0;
+    while (!atomic_load(&race_stop)) {
+        int round = atomic_load(&race_round);
+        if (round == done_round) {
+            sched_yield();
+            continue;
+        }
+        done_round = round;
+        for (int attempt = 0; attempt < 32; attempt++) {
+            pthread_mutex_lock(&race_lock);
+            th_storage *seen = race_entry, *s = th_storage_try_retain(seen);
+            if (s) atomic_fetch_add(&race_holders, 1);
+            pthread_mutex_unlock(&race_lock);
+            if (!s) {
+                res->refused += seen != NULL; /* the count was 0: the owner's release is on its way to the free */
+                break;
+            }
+            res->upgrades++;
+            const unsigned char *p = (const unsigned char *)th_storage_raw_data(s);
+            for (int i = 0; i < RACE_BYTES; i++) res->bad_bytes += p[i] != 0x5a;
+            if (attempt & 1) sched_yield(); /* holding it across the owner's release, sometimes */
+            atomic_fetch_sub(&race_holders, 1);
+            th_storage_release(s);
+            sched_yield();
+        }
+    }
+    return NULL;
+}
+
+static void test_try_retain_race(void)
+{
+    pthread_t threads[RACE_THREADS];
+    race_result results[RACE_THREADS];
+    memset(results, 0, sizeof results);
+    atomic_store(&race_stop, false);
+    int started = 0;
+    for (; started < RACE_THREADS; started++)
+        if (pthread_create(&threads[started], NULL, race_upgrader, &results[started]) != 0) break;
+    CHECK_INT_EQ(started, RACE_THREADS);
+    for (int round = 0; round < RACE_ROUNDS; round++) {
+        th_storage *s = th_storage_new(RACE_BYTES, &race_allocator, NULL);
+        if (!s) {
+            CHECK(s != NULL);
+            break;
+        }
+        memset(th_storage_raw_data(s), 0x5a, RACE_BYTES);
+        pthread_mutex_lock(&race_lock);
+        race_entry = s;
+        pthread_mutex_unlock(&race_lock);
+        atomic_store(&race_round, round + 1);
+        for (int spin = round % 8; spin > 0; spin--) sched_yield(); /* sometimes at once, sometimes later */
+        th_storage_release(s);
+        /* The next round's entry only once this one's storage is gone, whichever thread let go last. */
+        for (;;) {
+            pthread_mutex_lock(&race_lock);
+            int frees = race_frees;
+            pthread_mutex_unlock(&race_lock);
+            if (frees == round + 1) break;
+            sched_yield();
+        }
+    }
+    atomic_store(&race_stop, true);
+    long upgrades = 0, refused = 0, bad = 0;
+    for (int i = 0; i < started; i++) {
+        pthread_join(threads[i], NULL);
+        upgrades += results[i].upgrades;
+        refused += results[i].refused;
+        bad += results[i].bad_bytes;
+    }
+    CHECK_INT_EQ(race_frees, RACE_ROUNDS);
+    CHECK_INT_EQ(race_resurrected, 0);
+    CHECK_INT_EQ(bad, 0);
+    CHECK_INT_EQ(atomic_load(&race_holders), 0);
+    CHECK(race_entry == NULL);
+    CHECK(upgrades > 0);
+    printf("try_retain race: %d rounds, %ld upgrades, %ld refused while the last release was under way\n",
+           RACE_ROUNDS, upgrades, refused);
 }
 
 static void test_resize(void)
@@ -290,10 +483,52 @@ static void test_move_to(void)
     CHECK_INT_EQ(ctx.frees, 1);
 }
 
+/* The core's file map (core/file_map.h): the read-only option and th_storage_is_mapped; tests/shm's
+ * test_shm_file_map covers the rest of th_storage_map_file, and test_files_nomap a build that cannot map. */
+static void test_map_file(void)
+{
+    const char *path = "test_storage_map.bin";
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    float v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    CHECK(fwrite(v, sizeof v, 1, f) == 1);
+    fclose(f);
+    CHECK(!th_storage_is_mapped(NULL));
+    th_storage *plain = th_storage_new(16, NULL, NULL);
+    CHECK(!th_storage_is_mapped(plain));
+    th_storage_release(plain);
+#ifdef __linux__
+    for (int shared = 0; shared < 2; shared++) {
+        th_storage *s = th_storage_map_file(path, &(th_file_map_options){.shared = shared != 0, .read_only = true});
+        CHECK(s && th_storage_is_mapped(s) && th_storage_is_read_only(s) && th_storage_nbytes(s) == 32);
+        th_f32_tensor *t = th_f32_new_with_storage(s, 2, 1, (int64_t[]){3}, NULL);
+        CHECK(t && th_f32_get(t, (int64_t[]){2}) == 5.0f);
+        CHECK_FAILS(th_f32_fill(t, 0.0f), TH_ERR_READ_ONLY, "th_f32_fill", "read-only");
+        th_f32_release(t);
+        th_storage_release(s);
+    }
+    /* A writable private map, moved into ordinary memory, is no longer a mapping of the file. */
+    th_storage *s = th_storage_map_file(path, NULL);
+    CHECK(s && th_storage_is_mapped(s) && !th_storage_is_read_only(s));
+    CHECK_INT_EQ(th_storage_move_to(s, th_cpu_allocator(), NULL), TH_OK);
+    CHECK(!th_storage_is_mapped(s) && th_f32_storage_data(s)[7] == 8.0f);
+    th_storage_release(s);
+    CHECK_NULL(th_storage_map_file(path, &(th_file_map_options){.shared = true, .create = true, .read_only = true,
+                                                                .nbytes = 8}),
+               TH_ERR_INVALID, "th_storage_map_file", "create with read_only");
+#else
+    CHECK_NULL(th_storage_map_file(path, NULL), TH_ERR_UNSUPPORTED, "th_storage_map_file", "maps files only on Linux");
+#endif
+    CHECK_INT_EQ(remove(path), 0);
+}
+
 int main(void)
 {
     test_begin();
     test_refcount();
+    test_try_retain();
+    test_try_retain_race();
     test_resize();
     test_blob();
     test_user_allocator();
@@ -302,5 +537,6 @@ int main(void)
     test_bad_storage_input();
     test_read_only();
     test_move_to();
+    test_map_file();
     return test_end("storage");
 }

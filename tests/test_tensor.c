@@ -152,6 +152,17 @@ static void test_new_with_storage(void)
     CHECK_NULL(th_i16_new_with_storage(s, -1, 2, sizes, NULL), TH_ERR_RANGE, "th_i16_new_with_storage",
                "negative storage offset -1");
     th_i16_release(t);
+    /* The dtype-erased door: the same checks, the dtype as a value. */
+    th_tensor *e = th_tensor_new_with_storage(TH_I16, s, 5, 2, sizes, (int64_t[]){6, 2});
+    CHECK(e != NULL && th_tensor_dtype(e) == TH_I16 && th_tensor_storage(e) == s);
+    CHECK_INT_EQ(th_i16_get(th_i16_from_base(e), (int64_t[]){1, 2}), 5 + 6 + 4);
+    th_tensor_release(e);
+    CHECK_NULL(th_tensor_new_with_storage((th_dtype)99, s, 0, 1, sizes, NULL), TH_ERR_DTYPE,
+               "th_tensor_new_with_storage", "dtype 99");
+    CHECK_NULL(th_tensor_new_with_storage(TH_I16, s, 5, 2, sizes, (int64_t[]){12, 2}), TH_ERR_RANGE,
+               "th_tensor_new_with_storage", "outside the storage's 20 elements");
+    CHECK_NULL(th_tensor_new_with_storage(TH_F32, NULL, 0, 1, sizes, NULL), TH_ERR_INVALID,
+               "th_tensor_new_with_storage", "NULL");
     th_storage_release(s);
 }
 

@@ -1,4 +1,4 @@
-/* tests/test_vecmath.c: the vectorised math kernels (generate/ops/vecmath_erased.h) at every SIMD level this
+/* tests/test_vecmath.c: the vectorised math kernels (core/vecmath.h) at every SIMD level this
  * machine has.
  *
  * Accuracy: the error in ulps against double-precision libm (whose own error is far below a float ulp), over
@@ -25,7 +25,7 @@ typedef struct op_f32 {
     const char *name;
     int op;                     /* TH__VEC_EXP, ... */
     double (*reference)(double);
-    double max_ulp;             /* the bound documented at the top of vecmath_erased.h */
+    double max_ulp;             /* the bound documented at the top of core/vecmath.h */
 } op_f32;
 
 static const op_f32 ops_f32[] = {

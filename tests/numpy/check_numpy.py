@@ -121,7 +121,7 @@ OPPOSITE_ZEROS = ("IEEE 754 leaves the sign open; tensor.h gives b, as NumPy's f
 
 DEVIATIONS = {
     "sign": [(neg_zero, lambda x: x,
-              "generate/ops/pointwise.h: \"NaN and the sign of zero pass through\", so sign(-0.0) is -0.0; "
+              "ops/pointwise.h: \"NaN and the sign of zero pass through\", so sign(-0.0) is -0.0; "
               "NumPy's (and PyTorch 1.13's) is 0.0")],
     "relu": [(neg_zero, lambda x: x,
               "relu is x < 0 ? 0 : x, so relu(-0.0) is -0.0 as in PyTorch; NumPy's maximum(-0.0, 0) is 0.0")],

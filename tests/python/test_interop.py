@@ -1,7 +1,7 @@
 """Zero-copy DLPack exchange between tensor.h (through the thdl extension) and real consumers.
 
 Run as `python test_interop.py` with PYTHONPATH pointing at the built thdl module. Each framework that
-imports is tested; one that does not is skipped. Every exchange is shown by writing through one side and
+imports is tested; one that does not is skipped, but the run fails when neither NumPy nor PyTorch imports. Every exchange is shown by writing through one side and
 reading on the other (JAX arrays are immutable: there the producer's values and the shared address show
 it), and every test checks that the blobs thdl.arange made are freed, exactly once, when the last user lets
 go. Known consumer limits (the project's REFERENCE.md, section 6) decide what each framework is handed:
@@ -15,6 +15,7 @@ go. Known consumer limits (the project's REFERENCE.md, section 6) decide what ea
 The last line printed is "N passed, N failed"; the exit status is non-zero when anything failed.
 """
 import gc
+import importlib.util
 import os
 import sys
 import time
@@ -954,8 +955,26 @@ def describe():
     return "; ".join(parts)
 
 
+def frameworks_missing():
+    """Why this run cannot test anything that matters, or "". Without NumPy and PyTorch nearly every case
+    would be skipped and the run would pass; that must fail instead. Under valgrind the frameworks are left
+    out on purpose, so there it is whether they are installed at all that counts."""
+    if np is not None or torch is not None:
+        return ""
+    if UNDER_VALGRIND and (importlib.util.find_spec("numpy") or importlib.util.find_spec("torch")):
+        return ""
+    return (f"neither NumPy nor PyTorch imports in {sys.executable} (python {sys.version.split()[0]}), so "
+            f"almost every case would be skipped: install them for this interpreter (Debian: apt-get install "
+            f"python3-numpy python3-torch) or run the tests with one that has them")
+
+
 def main():
     print(describe(), flush=True)
+    missing = frameworks_missing()
+    if missing:
+        print(missing)
+        print("0 passed, 1 failed", flush=True)
+        return 1
     suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
     result = unittest.TextTestRunner(stream=sys.stdout, verbosity=2).run(suite)
     # Counted per test method: a test with failing subtests (or a failing tearDown) fails once.

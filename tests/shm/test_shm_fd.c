@@ -34,7 +34,8 @@ static void test_in_process(int type)
     CHECK(th_f32_get(rf, IDX(3, 2)) == 11.0f);
     th_f32_set(rf, IDX(1, 2), -5.0f);
     CHECK(th_f32_get(a, IDX(2, 1)) == -5.0f);
-    CHECK_INT_EQ(shm_test_mappings(), 2);
+    CHECK(th_tensor_data(r) == th_f32_data(a)); /* one mapping per segment and process */
+    CHECK_INT_EQ(shm_test_mappings(), 1);
     th_tensor_release(r);
     th_f32_release(t);
     th_f32_release(a);
@@ -274,12 +275,21 @@ static void test_bad_messages(void)
     send_raw(sv[0], "thshm/1:name=/x:bytes=64:dtype=f32:offset=0:sizes=16:strides=1", 0, NULL);
     CHECK_NULL(th_shm_recv_fd(sv[1]), TH_ERR_INVALID, "th_shm_recv_fd", "th_shm_open_handle");
 
-    /* A real segment with one byte of header flipped: refused, nothing kept. */
+    /* A real segment with one byte of header flipped: refused, nothing kept. Received by another process:
+     * this one would take its own mapping, which it checked when it made it. */
     th_f32_tensor *a = th_f32_ones(1, SZ(16));
     CHECK_INT_EQ(th_f32_share_memory(a), TH_OK);
     ((char *)th_f32_data(a))[-128] ^= 1; /* the magic */
     CHECK_INT_EQ(th_shm_send_fd(sv[0], th_f32_base(a)), TH_OK);
-    CHECK_NULL(th_shm_recv_fd(sv[1]), TH_ERR_IO, "th_shm_recv_fd", "not a tensor.h segment");
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fds = shm_test_open_fds();
+        th_tensor *r = th_shm_recv_fd(sv[1]);
+        int ok = !r && th_last_status() == TH_ERR_IO && strstr(th_last_error(), "th_shm_recv_fd: ") &&
+                 strstr(th_last_error(), "not a tensor.h segment") && shm_test_open_fds() == fds;
+        _exit(ok ? 0 : 1);
+    }
+    CHECK_INT_EQ(shm_test_wait(pid), 0);
     ((char *)th_f32_data(a))[-128] ^= 1;
     th_f32_release(a);
 
@@ -391,6 +401,24 @@ static void send_named_at_limit(int sock, int out)
     _exit(rc == TH_ERR_IO ? 0 : 1);
 }
 
+/* The name strategy at the limit: the advice must not be to use the name strategy. The manager's connection
+ * is made first, with room to spare. */
+static void share_named_until_full(int sock, int out)
+{
+    (void)sock;
+    th_f32_tensor *first = th_f32_ones(1, SZ(8));
+    if (th_storage_share_memory_with(th_f32_storage(first), TH_SHM_NAME) != TH_OK) report(out, 3);
+    leave_fd_room(0);
+    th_f32_tensor *t = th_f32_ones(1, SZ(8));
+    int rc = th_storage_share_memory_with(th_f32_storage(t), TH_SHM_NAME);
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", th_last_error());
+    th_f32_release(t);
+    th_f32_release(first);
+    (void)!write(out, msg, strlen(msg));
+    _exit(rc == TH_ERR_IO ? 0 : 1);
+}
+
 static void test_fd_limit(void)
 {
     const char *preload = getenv("LD_PRELOAD");
@@ -420,6 +448,13 @@ static void test_fd_limit(void)
     CHECK_INT_EQ(limited_child(send_named_at_limit, sv[0], msg, sizeof msg), 0);
     CHECK(strstr(msg, "th_shm_send_fd: could not reopen shared segment /") == msg);
     CHECK(strstr(msg, "limit of open file descriptors"));
+    CHECK(!strstr(msg, "TH_SHM_NAME") && !strstr(msg, "name strategy"));
+
+    CHECK_INT_EQ(limited_child(share_named_until_full, -1, msg, sizeof msg), 0);
+    CHECK(strstr(msg, "th_storage_share_memory_with: could not create shared segment /") == msg);
+    CHECK(strstr(msg, "RLIMIT_NOFILE = ") && strstr(msg, "ulimit -n"));
+    CHECK(!strstr(msg, "TH_SHM_NAME") && !strstr(msg, "name strategy"));
+    printf("name strategy at its limit: %s\n", msg);
     close(sv[0]);
     close(sv[1]);
 }

@@ -152,8 +152,8 @@ static void test_errors(void)
     CHECK_NULL(th_storage_map_file(path_of("no/such/dir.bin"),
                                    &(th_file_map_options){.shared = true, .create = true, .nbytes = 8}),
                TH_ERR_IO, fn, "a folder of the path is missing");
-    CHECK_NULL(th_storage_map_file(dir, NULL), TH_ERR_INVALID, fn, "is not a regular file");
-    CHECK_NULL(th_storage_map_file(dir, &(th_file_map_options){.shared = true}), TH_ERR_IO, fn, "is a directory");
+    CHECK_NULL(th_storage_map_file(dir, NULL), TH_ERR_INVALID, fn, "is a directory, not a regular file");
+    CHECK_NULL(th_storage_map_file(dir, &(th_file_map_options){.shared = true}), TH_ERR_INVALID, fn, "is a directory");
 
     const char *p = path_of("small.bin");
     write_file(p, "0123456789", 10);
@@ -195,6 +195,37 @@ static void test_errors(void)
 #undef fn
 }
 
+/* A FIFO, a device, a socket: refused by their type before they are opened, so none can block the caller (a
+ * FIFO's open waits for a writer) or have an open's side effects; in a child with an alarm, so that a hang
+ * fails the test instead of stalling it. */
+static void test_special_files(void)
+{
+#define fn "th_storage_map_file"
+    const char *fifo = path_of("fifo");
+    CHECK_INT_EQ(mkfifo(fifo, 0600), 0);
+    const th_file_map_options shared = {.shared = true}, create = {.shared = true, .create = true, .nbytes = 64};
+    pid_t pid = fork();
+    if (pid == 0) {
+        alarm(10);
+        int ok = 1;
+        const th_file_map_options *opts[] = {NULL, &shared, &create};
+        for (int i = 0; i < 3; i++) {
+            th_storage *s = th_storage_map_file(fifo, opts[i]);
+            int good = !s && th_last_status() == TH_ERR_INVALID && strstr(th_last_error(), "th_storage_map_file: ") &&
+                       strstr(th_last_error(), "is a FIFO (named pipe), not a regular file");
+            if (!good) fprintf(stderr, "fifo, options %d: %s\n", i, th_last_error());
+            ok &= good;
+            th_storage_release(s);
+        }
+        _exit(ok ? 0 : 1);
+    }
+    CHECK_INT_EQ(shm_test_wait(pid), 0);
+    unlink(fifo);
+    CHECK_NULL(th_storage_map_file("/dev/null", NULL), TH_ERR_INVALID, fn, "'/dev/null' is a character device");
+    CHECK_NULL(th_storage_map_file("/dev/zero", &shared), TH_ERR_INVALID, fn, "is a character device");
+#undef fn
+}
+
 int main(void)
 {
     shm_test_begin("map");
@@ -205,6 +236,7 @@ int main(void)
     test_create_shared();
     test_private();
     test_errors();
+    test_special_files();
     CHECK_INT_EQ(shm_test_open_fds(), fds);
     CHECK_INT_EQ(rmdir(dir), 0); /* empty: every file the tests made is gone */
     return shm_test_end("test_shm_file_map");

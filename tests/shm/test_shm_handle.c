@@ -2,12 +2,17 @@
  *
  * Round trips in this process and in fork+exec'd helpers, for every dtype and for views with offsets,
  * transposed, stepped, expanded (stride 0), 0-d and empty; the last process to let go unlinks the segment;
- * the strict parser (every malformed field refused with a message saying which) and the formatter's round
+ * one th_storage per segment and process, opened twice or by four threads at once (by name and by
+ * descriptor, mapped here already or not yet), and a new one once every tensor over it has gone; the strict
+ * parser (every malformed field refused with a message saying which) and the formatter's round
  * trip; and opening bad handles: a segment gone, smaller than claimed, not ours, another user's, a dtype or
  * shape that does not fit; each leaving no mapping or descriptor behind. */
 #include "shm_test.h"
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -32,11 +37,11 @@ static void test_same_process(void)
     th_f32_tensor *b = th_f32_from_base(th_shm_open_handle(h));
     CHECK(b != NULL);
     CHECK(th_f32_is_shared(b));
-    CHECK(th_f32_data(b) != th_f32_data(a)); /* a second mapping of the same segment */
+    CHECK(th_f32_data(b) == th_f32_data(a)); /* the mapping this process already has */
     th_f32_set(b, IDX(1, 2), 42.0f);
     CHECK(th_f32_get(a, IDX(1, 2)) == 42.0f);
     CHECK(th_f32_get(b, IDX(1, 1)) == 4.0f);
-    CHECK_INT_EQ(shm_test_mappings(), 2);
+    CHECK_INT_EQ(shm_test_mappings(), 1);
     th_f32_release(a);
     CHECK_INT_EQ(shm_test_segments(), 1); /* b still holds it */
     char h2[TH_SHM_HANDLE_MAX];
@@ -178,7 +183,310 @@ static void test_last_unlinks(void)
     close(up[0]), close(up[1]), close(down[0]), close(down[1]);
 }
 
+/* As torch.multiprocessing keeps a per-process cache of received storages: a handle opened again in the
+ * same process, or received again by descriptor, is the memory this process already maps, not a second
+ * mapping; the segment goes with the last of them. A forked child's opens are its own (it counts itself in). */
+static void test_open_twice(void)
+{
+    th_f32_tensor *a = positions(32);
+    th_storage *sa = th_f32_storage(a);
+    char h[TH_SHM_HANDLE_MAX];
+    CHECK(th_shm_handle_encode(th_f32_base(a), h, sizeof h) > 0);
+    th_tensor *b = th_shm_open_handle(h), *c = th_shm_open_handle(h);
+    CHECK(b != NULL && c != NULL);
+    /* one th_storage per segment and process, the maker's included: only the tensor headers are new */
+    CHECK(th_tensor_storage(b) == sa && th_tensor_storage(c) == sa);
+    CHECK(b != th_f32_base(a) && c != b);
+    CHECK_INT_EQ(th_storage_refcount(sa), 3);
+    CHECK(th_tensor_data(b) == th_f32_data(a) && th_tensor_data(c) == th_f32_data(a));
+    CHECK_INT_EQ(shm_test_mappings(), 1);
+    /* a view's handle opens to a view: a header of its own dtype, shape and offset, over that storage */
+    th_f32_tensor *v = th_f32_narrow(a, 0, 4, 8);
+    char hv[TH_SHM_HANDLE_MAX];
+    CHECK(th_shm_handle_encode(th_f32_base(v), hv, sizeof hv) > 0);
+    th_f32_tensor *o = th_f32_from_base(th_shm_open_handle(hv));
+    CHECK(o != NULL && th_f32_storage(o) == sa && th_f32_offset(o) == 4 && th_f32_size(o, 0) == 8);
+    CHECK(o != NULL && th_f32_get(o, IDX(0)) == 4.0f);
+    th_f32_release(o);
+    th_f32_release(v);
+    th_f32_release(a);
+    th_tensor_release(b);
+    CHECK_INT_EQ(th_storage_refcount(th_tensor_storage(c)), 1);
+    CHECK_INT_EQ(shm_test_segments(), 1); /* c still holds it */
+    CHECK(((float *)th_tensor_data(c))[31] == 31.0f);
+    th_tensor *d = th_shm_open_handle(h);
+    CHECK(d != NULL && th_tensor_storage(d) == sa && th_tensor_data(d) == th_tensor_data(c));
+    th_tensor_release(c);
+    th_tensor_release(d);
+    CHECK_INT_EQ(shm_test_segments(), 0);
+    CHECK_INT_EQ(shm_test_mappings(), 0);
+
+    /* by descriptor: the same memfd twice is one mapping and one storage, the sender's */
+    int sv[2];
+    CHECK_INT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    th_f32_tensor *f = shm_test_arange(1, SZ(8));
+    for (int i = 0; i < 3; i++) CHECK_INT_EQ(th_shm_send_fd(sv[0], th_f32_base(f)), TH_OK);
+    th_tensor *r1 = th_shm_recv_fd(sv[1]), *r2 = th_shm_recv_fd(sv[1]);
+    CHECK(r1 != NULL && r2 != NULL && th_tensor_storage(r1) == th_f32_storage(f));
+    CHECK(r2 != NULL && th_tensor_storage(r2) == th_f32_storage(f));
+    CHECK(r1 != NULL && th_tensor_data(r1) == th_f32_data(f));
+    CHECK_INT_EQ(th_storage_refcount(th_f32_storage(f)), 3);
+    CHECK_INT_EQ(shm_test_mappings(), 1);
+    th_tensor_release(r1);
+    th_f32_release(f);
+    CHECK(((float *)th_tensor_data(r2))[7] == 7.0f);
+    ((float *)th_tensor_data(r2))[7] = 70.0f;
+    th_tensor_release(r2);
+    CHECK_INT_EQ(shm_test_mappings(), 0);
+    /* every storage over it gone, the third descriptor (still in flight) maps it afresh: a new storage */
+    th_tensor *r3 = th_shm_recv_fd(sv[1]);
+    CHECK(r3 != NULL && th_storage_refcount(th_tensor_storage(r3)) == 1);
+    CHECK(r3 != NULL && ((float *)th_tensor_data(r3))[7] == 70.0f);
+    CHECK_INT_EQ(shm_test_mappings(), 1);
+    th_tensor_release(r3);
+    CHECK_INT_EQ(shm_test_mappings(), 0);
+    close(sv[0]);
+    close(sv[1]);
+
+    /* a forked child's open is a holder of its own, and a storage of its own: the segment outlives the
+     * parent's release, and the parent's next open makes a new storage over a new mapping */
+    a = positions(16);
+    CHECK(th_shm_handle_encode(th_f32_base(a), h, sizeof h) > 0);
+    int up[2], down[2];
+    CHECK(pipe(up) == 0 && pipe(down) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        th_tensor *t = th_shm_open_handle(h);
+        char byte = t && th_tensor_data(t) != th_f32_data(a) && th_tensor_storage(t) != th_f32_storage(a) &&
+                    th_storage_refcount(th_tensor_storage(t)) == 1 ? 'y' : 'n';
+        th_f32_release(a);
+        (void)!write(up[1], &byte, 1);
+        (void)!read(down[0], &byte, 1);
+        int bad = !t || ((float *)th_tensor_data(t))[15] != -15.0f;
+        th_tensor_release(t);
+        _exit(bad);
+    }
+    char byte = 0;
+    CHECK(read(up[0], &byte, 1) == 1 && byte == 'y');
+    th_f32_release(a);
+    CHECK_INT_EQ(shm_test_segments(), 1);
+    CHECK_INT_EQ(shm_test_mappings(), 0);
+    th_tensor *e = th_shm_open_handle(h);
+    CHECK(e != NULL && th_storage_refcount(th_tensor_storage(e)) == 1);
+    CHECK_INT_EQ(shm_test_mappings(), 1);
+    th_tensor *e2 = th_shm_open_handle(h);
+    CHECK(e != NULL && e2 != NULL && th_tensor_storage(e2) == th_tensor_storage(e));
+    if (e) ((float *)th_tensor_data(e))[15] = -15.0f;
+    th_tensor_release(e);
+    th_tensor_release(e2);
+    CHECK_INT_EQ(shm_test_segments(), 1);
+    (void)!write(down[1], "x", 1);
+    CHECK_INT_EQ(shm_test_wait(pid), 0);
+    CHECK_INT_EQ(shm_test_segments(), 0);
+    close(up[0]), close(up[1]), close(down[0]), close(down[1]);
+}
+
+/* The segment header is shared memory that every holder may write: a count another process left at the
+ * largest int64 (or below zero) is refused with an error, before any arithmetic on it. */
+static int64_t *refcount_of(void *data) { return (int64_t *)((char *)data - 128 + 16); }
+
+static void test_hostile_header(void)
+{
+    int fds = shm_test_open_fds();
+    th_f32_tensor *a = positions(16);
+    char h[TH_SHM_HANDLE_MAX];
+    CHECK(th_shm_handle_encode(th_f32_base(a), h, sizeof h) > 0);
+    int64_t *count = refcount_of(th_f32_data(a));
+    CHECK_INT_EQ(*count, 1);
+    pid_t pid = fork(); /* a process of its own, which maps the segment afresh */
+    if (pid == 0) {
+        *count = INT64_MAX;
+        th_tensor *t = th_shm_open_handle(h);
+        int ok = !t && th_last_status() == TH_ERR_IO && strstr(th_last_error(), "th_shm_open_handle: ") &&
+                 strstr(th_last_error(), "reference count 9223372036854775807");
+        if (!ok) fprintf(stderr, "hostile count: %s\n", th_last_error());
+        ok = ok && *count == INT64_MAX; /* left as found */
+        th_tensor_release(t);
+        *count = -5;
+        t = th_shm_open_handle(h);
+        ok = ok && !t && strstr(th_last_error(), "no longer exists");
+        th_tensor_release(t);
+        *count = 1;
+        th_f32_release(a);
+        _exit(ok ? 0 : 1);
+    }
+    CHECK_INT_EQ(shm_test_wait(pid), 0);
+    CHECK_INT_EQ(*count, 1);
+
+    /* by descriptor, both kinds of segment */
+    int sv[2];
+    CHECK_INT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    for (int kind = 0; kind < 2; kind++) {
+        th_f32_tensor *f = shm_test_arange(1, SZ(4));
+        CHECK_INT_EQ(th_storage_share_memory_with(th_f32_storage(f), kind ? TH_SHM_NAME : TH_SHM_FD), TH_OK);
+        count = refcount_of(th_f32_data(f));
+        pid = fork();
+        if (pid == 0) {
+            *count = INT64_MAX;
+            th_f32_release(f); /* inherited: unmapped, not counted */
+            th_tensor *t = th_shm_recv_fd(sv[1]);
+            int ok = !t && th_last_status() == TH_ERR_IO && strstr(th_last_error(), "th_shm_recv_fd: ") &&
+                     strstr(th_last_error(), "reference count 9223372036854775807");
+            if (!ok) fprintf(stderr, "hostile count (%s): %s\n", kind ? "name" : "fd", th_last_error());
+            th_tensor_release(t);
+            _exit(ok ? 0 : 1);
+        }
+        CHECK_INT_EQ(th_shm_send_fd(sv[0], th_f32_base(f)), TH_OK);
+        CHECK_INT_EQ(shm_test_wait(pid), 0);
+        CHECK_INT_EQ(*count, INT64_MAX);
+        *count = 1;
+        th_f32_release(f);
+    }
+    close(sv[0]);
+    close(sv[1]);
+
+    /* a count knocked to zero or below while held: letting go neither wraps nor unlinks a name twice */
+    th_f32_tensor *g = positions(4);
+    CHECK(th_shm_handle_encode(th_f32_base(g), h, sizeof h) > 0);
+    *refcount_of(th_f32_data(g)) = INT64_MIN;
+    th_f32_release(g);
+    CHECK_INT_EQ(shm_test_segments(), 1); /* a's: the manager, told of the release, unlinked g's */
+
+    th_f32_release(a);
+    CHECK_INT_EQ(shm_test_segments(), 0);
+    CHECK_INT_EQ(shm_test_mappings(), 0);
+    CHECK_INT_EQ(shm_test_open_fds(), fds);
+}
+
 /* ---- the parser ---- */
+
+/* Threads opening one segment at once: one storage, one mapping, counted once.
+ *
+ * OPENERS threads are let go together, each opening n times (by a name handle, or receiving from a socket);
+ * every tensor must be over want (NULL: over the first one's storage), whose count is then the tensors' plus
+ * extra, with one mapping and the segment's header counting this process in once (header_count: the count
+ * with the other holders). Then all are released. */
+enum { OPENERS = 4, OPENS_EACH = 25 };
+
+typedef struct opener {
+    const char *handle; /* NULL: receive from sock */
+    int sock, n, failed;
+    th_tensor *got[OPENS_EACH];
+} opener;
+
+static atomic_bool openers_go;
+
+static void *open_many(void *arg)
+{
+    opener *o = (opener *)arg;
+    while (!atomic_load(&openers_go)) sched_yield();
+    for (int i = 0; i < o->n; i++) {
+        o->got[i] = o->handle ? th_shm_open_handle(o->handle) : th_shm_recv_fd(o->sock);
+        o->failed += o->got[i] == NULL;
+    }
+    return NULL;
+}
+
+static void open_at_once(const char *handle, int sock, int n, th_storage *want, int64_t extra, int64_t header_count)
+{
+    opener ops[OPENERS];
+    pthread_t threads[OPENERS];
+    memset(ops, 0, sizeof ops);
+    atomic_store(&openers_go, false);
+    int started = 0;
+    for (; started < OPENERS; started++) {
+        ops[started].handle = handle;
+        ops[started].sock = sock;
+        ops[started].n = n;
+        if (pthread_create(&threads[started], NULL, open_many, &ops[started]) != 0) break;
+    }
+    CHECK_INT_EQ(started, OPENERS);
+    atomic_store(&openers_go, true);
+    for (int i = 0; i < started; i++) pthread_join(threads[i], NULL);
+    th_storage *s = want ? want : ops[0].got[0] ? th_tensor_storage(ops[0].got[0]) : NULL;
+    int failed = 0, same = 0, right = 0;
+    for (int i = 0; i < started; i++) {
+        failed += ops[i].failed;
+        for (int k = 0; k < n; k++) {
+            th_tensor *t = ops[i].got[k];
+            same += t && th_tensor_storage(t) == s;
+            right += t && ((float *)th_tensor_data(t))[k] == (float)k;
+        }
+    }
+    CHECK_INT_EQ(failed, 0);
+    CHECK_INT_EQ(same, started * n);
+    CHECK_INT_EQ(right, started * n);
+    CHECK(s != NULL);
+    if (s) {
+        CHECK_INT_EQ(th_storage_refcount(s), started * n + extra);
+        CHECK_INT_EQ(*refcount_of(th_storage_raw_data(s)), header_count);
+    }
+    CHECK_INT_EQ(shm_test_mappings(), 1);
+    for (int i = 0; i < started; i++)
+        for (int k = 0; k < n; k++) th_tensor_release(ops[i].got[k]);
+    if (want) CHECK_INT_EQ(th_storage_refcount(want), extra);
+}
+
+/* A child that makes a 64-element positions tensor and hands it over (a name handle on the pipe, or by
+ * descriptor, sends times, on the socket), then holds it until a byte comes on down. */
+static pid_t maker(bool by_name, int out, int sends, int down)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    th_f32_tensor *t = shm_test_arange(1, SZ(64));
+    int bad = 0;
+    if (by_name) {
+        char h[TH_SHM_HANDLE_MAX];
+        int n = th_shm_handle_encode(th_f32_base(t), h, sizeof h);
+        bad = n <= 0 || write(out, h, (size_t)n + 1) != n + 1;
+    } else {
+        for (int i = 0; i < sends; i++) bad |= th_shm_send_fd(out, th_f32_base(t)) != TH_OK;
+    }
+    char byte;
+    bad |= read(down, &byte, 1) != 1;
+    th_f32_release(t);
+    _exit(bad);
+}
+
+static void test_open_threads(void)
+{
+    /* a segment this process made and holds: every open is the maker's storage */
+    th_f32_tensor *a = shm_test_arange(1, SZ(64));
+    char h[TH_SHM_HANDLE_MAX];
+    CHECK(th_shm_handle_encode(th_f32_base(a), h, sizeof h) > 0);
+    open_at_once(h, -1, OPENS_EACH, th_f32_storage(a), 1, 1);
+    th_f32_release(a);
+    CHECK_INT_EQ(shm_test_mappings(), 0);
+    CHECK_INT_EQ(shm_test_segments(), 0);
+
+    /* one this process does not map yet, by name: the threads' first opens race to map it */
+    int pipefd[2], down[2];
+    CHECK(pipe(pipefd) == 0 && pipe(down) == 0);
+    pid_t pid = maker(true, pipefd[1], 0, down[0]);
+    ssize_t got = read(pipefd[0], h, sizeof h);
+    CHECK(got > 0 && h[got - 1] == '\0');
+    CHECK_INT_EQ(shm_test_mappings(), 0);
+    if (got > 0 && h[got - 1] == '\0') open_at_once(h, -1, OPENS_EACH, NULL, 0, 2);
+    CHECK_INT_EQ(shm_test_mappings(), 0);
+    CHECK_INT_EQ(shm_test_segments(), 1); /* the child's */
+    (void)!write(down[1], "x", 1);
+    CHECK_INT_EQ(shm_test_wait(pid), 0);
+    CHECK_INT_EQ(shm_test_segments(), 0);
+    close(pipefd[0]), close(pipefd[1]), close(down[0]), close(down[1]);
+
+    /* the same by descriptor: one memfd arriving as OPENERS * n descriptors */
+    enum { RECVS_EACH = 8 };
+    int sv[2];
+    CHECK_INT_EQ(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+    CHECK(pipe(down) == 0);
+    pid = maker(false, sv[0], OPENERS * RECVS_EACH, down[0]);
+    open_at_once(NULL, sv[1], RECVS_EACH, NULL, 0, 2);
+    CHECK_INT_EQ(shm_test_mappings(), 0);
+    (void)!write(down[1], "x", 1);
+    CHECK_INT_EQ(shm_test_wait(pid), 0);
+    close(sv[0]), close(sv[1]), close(down[0]), close(down[1]);
+}
 
 static void test_parse_good(void)
 {
@@ -254,6 +562,9 @@ static void test_parse_bad(void)
         {"thshm/1:name=/:bytes=8:dtype=f32:offset=0:sizes=2:strides=1", TH_ERR_INVALID, "bad segment name"},
         {"thshm/1:name=/a/b:bytes=8:dtype=f32:offset=0:sizes=2:strides=1", TH_ERR_INVALID, "bad segment name"},
         {"thshm/1:name=/a b:bytes=8:dtype=f32:offset=0:sizes=2:strides=1", TH_ERR_INVALID, "bad segment name"},
+        /* the manager's rule too: a name is one plain file in /dev/shm, never a hidden one */
+        {"thshm/1:name=/.x:bytes=8:dtype=f32:offset=0:sizes=2:strides=1", TH_ERR_INVALID, "bad segment name"},
+        {"thshm/1:name=/..:bytes=8:dtype=f32:offset=0:sizes=2:strides=1", TH_ERR_INVALID, "bad segment name"},
         {"thshm/1:name=/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:bytes=8:dtype=f32:offset=0:"
          "sizes=2:strides=1", TH_ERR_INVALID, "bad segment name"},
         {"thshm/1:name=/a:bytes=0:dtype=f32:offset=0:sizes=0:strides=1", TH_ERR_INVALID, "at least 1 byte"},
@@ -454,6 +765,9 @@ int main(void)
     test_views_across_exec();
     test_empty();
     test_last_unlinks();
+    test_open_twice();
+    test_hostile_header();
+    test_open_threads();
     test_parse_good();
     test_parse_bad();
     test_open_bad();

@@ -7,7 +7,11 @@
  * storage, bad strategy. */
 #include "shm_test.h"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/resource.h>
+
+#include "manager_client.h"
 
 /* Every dtype: share_memory keeps the bytes and is_shared says so (stamped from the one dtype list). */
 #define X(sfx, ENUM, elem, ...)                                                             \
@@ -67,7 +71,7 @@ static void test_views_follow(th_shm_strategy strategy)
     CHECK_INT_EQ(shm_test_segments(), 0);
 }
 
-/* The allocator itself, as the default: tensors born shared; resizing makes a new segment; moving out. */
+/* The allocator itself, as the default: tensors born shared; resizing refused; moving out. */
 static void test_allocator(void)
 {
     const th_allocator *a = th_shm_allocator(TH_SHM_NAME);
@@ -84,7 +88,7 @@ static void test_allocator(void)
     CHECK_INT_EQ(shm_test_segments(), 1);
 
     th_storage *s = th_i64_storage(t);
-    CHECK_INT_EQ(th_storage_resize(s, 8 * 2000), TH_OK); /* a new segment, the old one freed */
+    CHECK(th_storage_resize(s, 8 * 2000) < 0); /* see test_resize_refused */
     CHECK(th_storage_is_shared(s));
     CHECK_INT_EQ(th_i64_storage_data(s)[999], 7);
     CHECK_INT_EQ(shm_test_segments(), 1);
@@ -100,6 +104,154 @@ static void test_allocator(void)
     CHECK_INT_EQ(th_f32_share_memory(e), TH_OK);
     CHECK(th_f32_is_shared(e));
     th_f32_release(e);
+}
+
+/* Another process maps the segment: resizing would move this storage to a new segment and cut the others
+ * off from what it writes from then on, so it is refused (as PyTorch refuses to resize a shared storage), with
+ * the storage left as it was. */
+static void test_resize_refused(void)
+{
+    for (int k = 0; k < 2; k++) {
+        th_shm_strategy strategy = k ? TH_SHM_NAME : TH_SHM_FD;
+        th_f32_tensor *t = shm_test_arange(1, SZ(64));
+        CHECK_INT_EQ(th_storage_share_memory_with(th_f32_storage(t), strategy), TH_OK);
+        th_storage *s = th_f32_storage(t);
+        void *data = th_storage_raw_data(s);
+        th_clear_error();
+        CHECK(th_storage_resize(s, 4 * 128) < 0);
+        CHECK(strstr(th_last_error(), "th_storage_resize: ") == th_last_error());
+        /* the allocator's reason is kept, its "th_storage_resize: " not repeated */
+        CHECK(strstr(th_last_error(), "could not resize the storage to 512 bytes: a shared storage keeps its size"));
+        CHECK(strstr(th_last_error() + 1, "th_storage_resize: ") == NULL);
+        CHECK(th_storage_resize(s, 4 * 16) < 0);
+        CHECK(th_storage_raw_data(s) == data && th_storage_nbytes(s) == 4 * 64);
+        CHECK(th_storage_is_shared(s) && th_f32_get(t, IDX(63)) == 63.0f);
+        if (strategy == TH_SHM_NAME) {
+            char h[TH_SHM_HANDLE_MAX];
+            CHECK(th_shm_handle_encode(th_f32_base(t), h, sizeof h) > 0);
+            CHECK(strstr(h, ":bytes=256:") != NULL);
+        }
+        CHECK_INT_EQ(shm_test_mappings(), 1);
+        th_f32_release(t);
+    }
+}
+
+/* One rule for names, the manager's: a prefix that would make a name it refuses ("/.x_...": a hidden file) is
+ * refused where it is set, and TH_SHM_PREFIX likewise when a name is made. */
+static void test_prefix_rule(void)
+{
+    CHECK_FAILS(th_shm_set_prefix(".x"), TH_ERR_INVALID, "th_shm_set_prefix", "'.'");
+    CHECK_FAILS(th_shm_set_prefix("."), TH_ERR_INVALID, "th_shm_set_prefix", "'.'");
+    CHECK_INT_EQ(th_shm_set_prefix("tt.pre-fix"), TH_OK); /* a dot inside is fine, end to end */
+    th_f32_tensor *t = shm_test_arange(1, SZ(3));
+    char h[TH_SHM_HANDLE_MAX];
+    CHECK(th_shm_handle_encode(th_f32_base(t), h, sizeof h) > 0);
+    CHECK(strstr(h, ":name=/tt.pre-fix_") != NULL);
+    CHECK_INT_EQ(shm_test_wait(shm_test_spawn((const char *[]){"open", h, NULL})), 0);
+    CHECK(th_f32_get(t, IDX(2)) == -3.0f); /* the helper's write */
+    th_f32_release(t);
+    CHECK_INT_EQ(th_shm_set_prefix(NULL), TH_OK);
+
+    char saved[64];
+    snprintf(saved, sizeof saved, "%s", getenv("TH_SHM_PREFIX"));
+    setenv("TH_SHM_PREFIX", ".hidden", 1);
+    t = th_f32_ones(1, SZ(3));
+    CHECK_FAILS(th_storage_share_memory_with(th_f32_storage(t), TH_SHM_NAME), TH_ERR_INVALID,
+                "th_storage_share_memory_with", "TH_SHM_PREFIX");
+    CHECK(!th_f32_is_shared(t));
+    setenv("TH_SHM_PREFIX", saved, 1);
+    CHECK_INT_EQ(th_storage_share_memory_with(th_f32_storage(t), TH_SHM_NAME), TH_OK);
+    th_f32_release(t);
+}
+
+/* Until the process is gone (or a zombie: its descriptors are closed by then). */
+static int wait_gone(pid_t pid)
+{
+    for (int i = 0; i < 20000; i++) {
+        char path[64], buf[256];
+        snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0) return 1;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        buf[n > 0 ? n : 0] = '\0';
+        const char *paren = strrchr(buf, ')');
+        if (!paren || paren[1] == '\0' || paren[2] == 'Z' || paren[2] == 'X') return 1;
+        usleep(500);
+    }
+    return 0;
+}
+
+/* A manager killed (or gone idle and replaced) between two shares: the next name share starts another and
+ * goes through instead of failing, and the names held already are handed to the new one. In a child with a
+ * rendezvous directory of its own, so that the manager killed is nobody else's. */
+static void test_share_after_manager_died(void)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/th_shm_mgr_XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("TH_SHM_MANAGER_DIR", dir, 1);
+        th_f32_tensor *held = shm_test_arange(1, SZ(8));
+        int bad = th_storage_share_memory_with(th_f32_storage(held), TH_SHM_NAME) != TH_OK;
+        int m1 = th__shm_manager_pid();
+        bad += (m1 <= 0) * 10;
+        if (m1 > 0) {
+            kill(m1, SIGKILL);
+            bad += !wait_gone(m1) * 100;
+        }
+        th_f32_tensor *t = th_f32_ones(1, SZ(4));
+        if (th_storage_share_memory_with(th_f32_storage(t), TH_SHM_NAME) != TH_OK) {
+            fprintf(stderr, "the share after the manager died: %s\n", th_last_error());
+            bad += 1000;
+        }
+        int m2 = th__shm_manager_pid();
+        bad += (m2 <= 0 || m2 == m1) * 10000;
+        char h[TH_SHM_HANDLE_MAX];
+        bad += (th_shm_handle_encode(th_f32_base(held), h, sizeof h) <= 0) * 100000;
+        th_f32_release(t);
+        th_f32_release(held);
+        _exit(bad ? 1 : 0);
+    }
+    CHECK_INT_EQ(shm_test_wait(pid), 0);
+    CHECK_INT_EQ(shm_test_segments(), 0);
+    char file[128];
+    snprintf(file, sizeof file, "%s/manager", dir);
+    for (int i = 0; i < 10000 && access(file, F_OK) == 0; i++) usleep(1000); /* the second one goes idle */
+    CHECK(access(file, F_OK) != 0);
+    snprintf(file, sizeof file, "%s/lock", dir);
+    unlink(file);
+    CHECK_INT_EQ(rmdir(dir), 0);
+}
+
+/* RLIMIT_FSIZE caps a segment as it caps a file: the error names the limit (not a full /dev/shm), and it comes
+ * before the kernel would send SIGXFSZ, whose default action ends the process. */
+static void test_file_size_limit(void)
+{
+    for (int k = 0; k < 2; k++) {
+        th_shm_strategy strategy = k ? TH_SHM_NAME : TH_SHM_FD;
+        pid_t pid = fork();
+        if (pid == 0) {
+            struct rlimit rl;
+            getrlimit(RLIMIT_FSIZE, &rl);
+            rl.rlim_cur = 64 * 1024;
+            setrlimit(RLIMIT_FSIZE, &rl);
+            th_f32_tensor *t = th_f32_ones(1, SZ(64 * 1024));
+            int rc = th_storage_share_memory_with(th_f32_storage(t), strategy);
+            int ok = rc == TH_ERR_NOMEM && strstr(th_last_error(), "th_storage_share_memory_with: ") &&
+                     strstr(th_last_error(), "RLIMIT_FSIZE = 65536") && strstr(th_last_error(), "ulimit -f") &&
+                     !strstr(th_last_error(), "/dev/shm is full") && !th_f32_is_shared(t);
+            if (!ok) fprintf(stderr, "RLIMIT_FSIZE (%d): %d %s\n", (int)strategy, rc, th_last_error());
+            th_f32_release(t);
+            t = th_f32_ones(1, SZ(1024)); /* within the limit */
+            ok = ok && th_storage_share_memory_with(th_f32_storage(t), strategy) == TH_OK;
+            th_f32_release(t);
+            _exit(ok ? 0 : 1);
+        }
+        CHECK_INT_EQ(shm_test_wait(pid), 0);
+    }
+    CHECK_INT_EQ(shm_test_segments(), 0);
 }
 
 static void test_strategy_setting(void)
@@ -266,6 +418,10 @@ int main(void)
     test_views_follow(TH_SHM_FD);
     test_views_follow(TH_SHM_NAME);
     test_allocator();
+    test_resize_refused();
+    test_prefix_rule();
+    test_share_after_manager_died();
+    test_file_size_limit();
     test_strategy_setting();
     test_errors();
     test_fork(TH_SHM_FD);

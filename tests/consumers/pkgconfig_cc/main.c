@@ -1,4 +1,5 @@
-/* Built with the flags of the installed tensor.pc: cc $(pkg-config --cflags --libs tensor). */
+/* Built with the flags of the installed tensor-headers.pc (the header-only form: this file is the implementation
+ * TU): cc main.c $(pkg-config --cflags --libs tensor-headers). */
 #define TH_IMPLEMENTATION
 /* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
 #define TH_SELECT_DTYPES

@@ -1,4 +1,4 @@
-/* tensor.h, tensor_generic.h and generate/ copied into vendor/; built with -Ivendor. */
+/* tensor.h, tensor_generic.h, core/, ops/ and generate/ copied into vendor/; built with -Ivendor. */
 #include "tensor.h"
 #include "consumer_checks.h"
 

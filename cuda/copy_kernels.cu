@@ -1,0 +1,127 @@
+// cuda/copy_kernels.cu: the device side of copies: strided copies with dtype conversion, and fills.
+//
+// The index math (index_math.h) and the conversions (convert.h) are the plain C the host tests check against
+// th_tensor_copy; this file only launches them: a grid-stride loop over the elements, the 32-bit index path
+// where the plan allows, and a conversion-free path (a move of the element's bytes) for equal dtypes.
+#include "tensor.h"
+
+#include "convert.h"
+#include "index_math.h"
+#include "kernels.h"
+
+#include <cuda_runtime.h>
+
+namespace {
+
+__device__ inline void offsets(const th__cuda_copy_plan &p, int32_t i, int32_t *so, int32_t *dof)
+{
+    th__cuda_offsets32(&p, i, so, dof);
+}
+
+__device__ inline void offsets(const th__cuda_copy_plan &p, int64_t i, int64_t *so, int64_t *dof)
+{
+    th__cuda_offsets(&p, i, so, dof);
+}
+
+template <typename Index, int Bytes>
+__device__ void move_element(const th__cuda_copy_plan &p, Index i, const unsigned char *src, unsigned char *dst)
+{
+    Index so, dof;
+    offsets(p, i, &so, &dof);
+    if (Bytes == 0)
+        th__cv_convert(dst + dof, p.dst_dtype, src + so, p.src_dtype);
+    else
+        memcpy(dst + dof, src + so, Bytes);
+}
+
+// Bytes > 0: equal dtypes of that element size; 0: a conversion.
+template <typename Index, int Bytes>
+__global__ void copy_kernel(th__cuda_copy_plan p, const unsigned char *src, unsigned char *dst)
+{
+    // The loop counter is 64-bit even on the 32-bit path: near INT32_MAX elements, i + the grid's stride
+    // (up to 5.4e8) would overflow an int32 and wrap to a negative index that still passes i < n. Only the
+    // index math, where the divisions are, runs in 32 bits.
+    const int64_t n = p.numel;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        move_element<Index, Bytes>(p, (Index)i, src, dst);
+}
+
+template <typename Index>
+cudaError_t launch(const th__cuda_copy_plan &p, const unsigned char *src, unsigned char *dst, cudaStream_t s,
+                   int bytes)
+{
+    // cudaGetLastError below must speak of this launch only: clear what an earlier call left (a query's
+    // cudaErrorNotReady, made by the program or by this library, is recorded there too). A sticky error
+    // stays: the launch returns it again.
+    (void)cudaGetLastError();
+    const int threads = 256;
+    long long blocks = (p.numel + threads - 1) / threads;
+    if (blocks > 65535LL * 32) blocks = 65535LL * 32; // the loop strides over the rest
+    dim3 grid((unsigned)blocks);
+    switch (bytes) {
+    case 1: copy_kernel<Index, 1><<<grid, threads, 0, s>>>(p, src, dst); break;
+    case 2: copy_kernel<Index, 2><<<grid, threads, 0, s>>>(p, src, dst); break;
+    case 4: copy_kernel<Index, 4><<<grid, threads, 0, s>>>(p, src, dst); break;
+    case 8: copy_kernel<Index, 8><<<grid, threads, 0, s>>>(p, src, dst); break;
+    case 16: copy_kernel<Index, 16><<<grid, threads, 0, s>>>(p, src, dst); break;
+    default: copy_kernel<Index, 0><<<grid, threads, 0, s>>>(p, src, dst); break;
+    }
+    return cudaGetLastError();
+}
+
+template <int Bytes>
+__global__ void fill_kernel(unsigned char *dst, int64_t n, th__cv_c128 value)
+{
+    unsigned char v[16];
+    // The value arrives as bytes of the dtype already (the host converted it); Bytes of it are the element.
+    memcpy(v, &value, 16);
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        memcpy(dst + i * Bytes, v, Bytes);
+}
+
+} // namespace
+
+extern "C" int th__cuda_launch_copy(const th__cuda_copy_plan *plan, const void *src, void *dst, void *stream)
+{
+    if (plan->numel == 0) return 0;
+    int bytes = 0;
+    if (plan->src_dtype == plan->dst_dtype && plan->src_dtype != TH_BOOL) // bool bytes are normalised to 0/1
+        bytes = (int)th_dtype_info((th_dtype)plan->src_dtype)->size;
+    const unsigned char *s = (const unsigned char *)src;
+    unsigned char *d = (unsigned char *)dst;
+    cudaStream_t st = (cudaStream_t)stream;
+    return (int)(plan->use32 ? launch<int32_t>(*plan, s, d, st, bytes) : launch<int64_t>(*plan, s, d, st, bytes));
+}
+
+extern "C" int th__cuda_launch_fill(void *dst, int64_t n, int elem_bytes, const void *value, void *stream)
+{
+    if (n == 0) return 0;
+    th__cv_c128 v;
+    memset(&v, 0, sizeof v);
+    memcpy(&v, value, (size_t)elem_bytes);
+    const int threads = 256;
+    long long blocks = (n + threads - 1) / threads;
+    if (blocks > 65535LL * 32) blocks = 65535LL * 32;
+    unsigned char *d = (unsigned char *)dst;
+    cudaStream_t st = (cudaStream_t)stream;
+    (void)cudaGetLastError(); // as in launch(): the result below is this launch's
+    switch (elem_bytes) {
+    case 1: fill_kernel<1><<<(unsigned)blocks, threads, 0, st>>>(d, n, v); break;
+    case 2: fill_kernel<2><<<(unsigned)blocks, threads, 0, st>>>(d, n, v); break;
+    case 4: fill_kernel<4><<<(unsigned)blocks, threads, 0, st>>>(d, n, v); break;
+    case 8: fill_kernel<8><<<(unsigned)blocks, threads, 0, st>>>(d, n, v); break;
+    default: fill_kernel<16><<<(unsigned)blocks, threads, 0, st>>>(d, n, v); break;
+    }
+    return (int)cudaGetLastError();
+}
+
+namespace {
+__global__ void empty_kernel() {}
+} // namespace
+
+extern "C" int th__cuda_launch_empty(void *stream)
+{
+    (void)cudaGetLastError();
+    empty_kernel<<<1, 1, 0, (cudaStream_t)stream>>>();
+    return (int)cudaGetLastError();
+}

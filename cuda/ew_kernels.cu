@@ -1,0 +1,168 @@
+// cuda/ew_kernels.cu: the elementwise ops on the device, every op of ops/pointwise.h for every dtype but
+// complex, each written once: this file stamps the host's op family again in device mode (ops/pointwise.h
+// explains it), so each op's element function, the host's own, is compiled for the device, and each op's
+// template gives a functor (cuda/ew_unary.cuh, ew_binary.cuh) that one kernel template runs over the device
+// iteration plan (cuda/plan.h). The kernels register themselves in a table the companion looks ops up in by
+// name and dtype (cuda/ew.h).
+#include "tensor.h"
+
+#include "convert.h"
+#include "ew.h"
+
+#include <cuda_runtime.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+// ---- the table ------------------------------------------------------------------------------------------
+
+namespace {
+
+// 63 ops x 9 dtypes at most today; the constructor below refuses to overflow it (and the test counts).
+const int th__ew_capacity = 1024;
+th__cuda_ew_kernel th__ew_table[th__ew_capacity];
+int th__ew_n;
+bool th__ew_overflow;
+
+int th__ew_cmp(const th__cuda_ew_kernel &a, const char *op, int dtype)
+{
+    int c = strcmp(a.op, op);
+    return c ? c : a.dtype - dtype;
+}
+
+// Sorted by (op, dtype) once, on the first lookup: the registrations run in static initialisation, before.
+bool th__ew_sort()
+{
+    for (int i = 1; i < th__ew_n; i++) {
+        th__cuda_ew_kernel k = th__ew_table[i];
+        int j = i;
+        for (; j > 0 && th__ew_cmp(th__ew_table[j - 1], k.op, k.dtype) > 0; j--) th__ew_table[j] = th__ew_table[j - 1];
+        th__ew_table[j] = k;
+    }
+    return true;
+}
+
+} // namespace
+
+// One per op and dtype, made in static initialisation by the stamped templates.
+struct th__cuda_ew_register {
+    th__cuda_ew_register(const char *op, int dtype, int out_dtype, int nin, th__cuda_ew_launcher launch)
+    {
+        if (th__ew_n == th__ew_capacity) {
+            th__ew_overflow = true;
+            return;
+        }
+        th__ew_table[th__ew_n++] = th__cuda_ew_kernel{op, dtype, out_dtype, nin, launch};
+    }
+};
+
+extern "C" const th__cuda_ew_kernel *th__cuda_ew_find(const char *op, int dtype)
+{
+    static const bool sorted = th__ew_sort(); // C++11: made once, thread-safe
+    (void)sorted;
+    int lo = 0, hi = th__ew_n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2, c = th__ew_cmp(th__ew_table[mid], op, dtype);
+        if (c == 0) return &th__ew_table[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return nullptr;
+}
+
+extern "C" int th__cuda_ew_count(void) { return th__ew_overflow ? -1 : th__ew_n; }
+
+extern "C" const th__cuda_ew_kernel *th__cuda_ew_at(int i)
+{
+    (void)th__cuda_ew_find("", 0); // sorted, as lookups see it
+    return i >= 0 && i < th__ew_n ? &th__ew_table[i] : nullptr;
+}
+
+// ---- the kernel --------------------------------------------------------------------------------------------
+
+namespace {
+
+// An element of any real dtype, or the op's values, by value in the launch: aligned for any of them.
+union th__ew_value {
+    double d[2];
+    int64_t i[2];
+    unsigned char bytes[16];
+};
+
+// What a launch passes besides the plan: the operands' first elements, the scalars' values (a 0-d host
+// tensor's value is read when the op is queued, as the host's _scalar forms read theirs), and the op's values
+// (add_alpha's alpha, clamp's bounds) in its compute type.
+struct th__ew_args {
+    char *out;
+    const char *in[3];
+    th__ew_value value[3];
+    th__ew_value params;
+    unsigned scalar_mask; // bit k: input k is value[k]
+};
+
+__device__ inline void th__ew_offsets(const th__cuda_plan &p, int32_t i, int32_t *off)
+{
+    th__cuda_plan_offsets32(&p, i, off);
+}
+
+__device__ inline void th__ew_offsets(const th__cuda_plan &p, int64_t i, int64_t *off)
+{
+    th__cuda_plan_offsets(&p, i, off);
+}
+
+// A grid-stride loop over the plan's elements. The loop counter is 64-bit on either path (near INT32_MAX
+// elements a 32-bit one would wrap); only the offsets, where the divisions are, may be 32-bit. F loads its own
+// inputs from the pointers it is given (where's cond is bool, its a and b are not).
+template <typename F, typename Index> __global__ void th__ew_kernel(th__cuda_plan p, th__ew_args a)
+{
+    const F f = F();
+    const int64_t n = p.numel;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        Index off[TH_CUDA_PLAN_MAX_OPS];
+        th__ew_offsets(p, (Index)i, off);
+        const char *x[3] = {nullptr, nullptr, nullptr};
+        for (int k = 0; k < F::nin; k++)
+            x[k] = (a.scalar_mask >> k & 1u) ? (const char *)a.value[k].bytes : a.in[k] + off[k + 1];
+        *(typename F::out_t *)(void *)(a.out + off[0]) = f(x, a.params.bytes);
+    }
+}
+
+} // namespace
+
+template <typename F>
+int th__cuda_ew_launch(const th__cuda_plan *plan, char *const *data, const void *const *scalars, const void *params,
+                       void *stream)
+{
+    if (plan->numel == 0) return 0;
+    th__ew_args a;
+    memset(&a, 0, sizeof a);
+    a.out = data[0];
+    for (int k = 0; k < F::nin; k++) {
+        if (scalars[k]) {
+            memcpy(a.value[k].bytes, scalars[k], F::in_bytes[k]);
+            a.scalar_mask |= 1u << k;
+        } else {
+            a.in[k] = data[k + 1];
+        }
+    }
+    if (F::params_bytes) memcpy(a.params.bytes, params, F::params_bytes);
+    const int threads = 256;
+    long long blocks = (plan->numel + threads - 1) / threads;
+    if (blocks > 65535LL * 32) blocks = 65535LL * 32; // the loop strides over the rest
+    cudaStream_t s = (cudaStream_t)stream;
+    (void)cudaGetLastError(); // the result below is this launch's, not an earlier query's
+    if (plan->use32) th__ew_kernel<F, int32_t><<<(unsigned)blocks, threads, 0, s>>>(*plan, a);
+    else th__ew_kernel<F, int64_t><<<(unsigned)blocks, threads, 0, s>>>(*plan, a);
+    return (int)cudaGetLastError();
+}
+
+// ---- every op, stamped --------------------------------------------------------------------------------------
+
+#define TH__DEVICE_ELEMS
+#define TH__DEVICE_UNARY_OP "cuda/ew_unary.cuh"
+#define TH__DEVICE_BINARY_OP "cuda/ew_binary.cuh"
+#define TH__DEVICE_TERNARY_OP "cuda/ew_ternary.cuh"
+#define TH__DEVICE_TO_FLOAT(dt, bits) ((dt) == TH_F16 ? th__cv_half_to_float(bits) : th__cv_bf16_to_float(bits))
+#define TH__DEVICE_FROM_FLOAT(dt, f) ((dt) == TH_F16 ? th__cv_half_from_float(f) : th__cv_bf16_from_float(f))
+#define TH_GENERIC_FILE "../cuda/ew_generic.cuh"
+#include "generate/real.h"

@@ -1,0 +1,534 @@
+/* cuda/reduce_tree.h: the device reductions' order of operations and element arithmetic, written once in plain
+ * C for the host and the device.
+ *
+ * Determinism. Each output's reduced elements are walked in the plan's one fixed order (cuda/plan.h: j = 0 ..
+ * numel_red - 1, row-major over the reduced dims whatever the input's layout). A level cuts each output's run of
+ * len elements into parts by a rule that depends on len alone (th__cuda_red_part): up to TH__CUDA_RED_SEQ
+ * elements are one part, folded in order; longer runs are cut into tiles of TH__CUDA_RED_LANES x
+ * TH__CUDA_RED_STEPS elements, lane l of a tile folding its elements l, l + LANES, l + 2 LANES, ... in order.
+ * Each part is folded by one thread from the identity; the parts' partial results are the next level's
+ * elements, in part order, until one part is left, whose result is finished (mean, root, ...) and stored. So
+ * the tree, and with it every rounding, is a function of the sizes only: no atomics, no dependence on the
+ * grid, the scheduling, the GPU or the layout. Which thread computes which part (th__cuda_red_level's
+ * lane_major) only decides which reads coalesce.
+ *
+ * Arithmetic. As the CPU's reductions (ops/reduce.h): sums and products in the dtype's accreal (double for f32
+ * and f64, float for f16 and bf16, modulo 2^64 for integers), maps and posts in double, rounded to accreal
+ * where the CPU rounds. Float accreal is carried in a double rounded to float after each operation, which gives
+ * float arithmetic's bits (53 >= 2 x 24 + 2 bits: the double rounding is innocuous for + - x / and sqrt). On the
+ * device every add, subtract and multiply is an explicit round-to-nearest intrinsic, so nvcc contracts none
+ * into a fused multiply-add and the host, running this same text, gets the device's bits
+ * (tests/cuda/test_cuda_reduce.c). max/min compare (NaN first, then the key, then the smaller index), an order
+ * in which any tree gives the CPU's answer: the first occurrence. exp, log and pow are the platform's (glibc on
+ * the host, CUDA's libdevice on the device: within 1, 1 and 2 ulp of the exact value in double), so only the
+ * ops that use them (logsumexp, norm of orders other than 0, 1, 2 and +-inf) may differ between the two.
+ *
+ * Needs tensor.h's declarations before it. */
+#ifndef TH_CUDA_REDUCE_TREE_H
+#define TH_CUDA_REDUCE_TREE_H
+
+#include "convert.h"
+#include "plan.h"
+
+#include <math.h>
+
+/* The tree's constants: changing one changes results' bits (within the stated bounds), so they are fixed, not
+ * tuned per GPU. */
+enum {
+    TH__CUDA_RED_SEQ = 256,  /* runs of at most this many elements are one part */
+    TH__CUDA_RED_LANES = 32, /* parts of a tile: a warp's width, so a warp reads a tile's row at once */
+    TH__CUDA_RED_STEPS = 64  /* elements each part of a tile folds */
+};
+
+/* How elements combine. */
+typedef enum th__cuda_red_class {
+    TH__CUDA_RED_SUM,  /* add map(x): sum, mean, var, std, logsumexp, norms */
+    TH__CUDA_RED_PROD, /* multiply */
+    TH__CUDA_RED_EXT,  /* the extreme and its index: max, min, argmax, argmin, norm of order +-inf */
+    TH__CUDA_RED_BOOL  /* all, any */
+} th__cuda_red_class;
+
+/* What each element contributes to a sum (ops/reduce_erased.h's th__reduce_map, same meanings). */
+typedef enum th__cuda_red_map {
+    TH__CUDA_MAP_ID,
+    TH__CUDA_MAP_ABS,
+    TH__CUDA_MAP_SQUARE,
+    TH__CUDA_MAP_POW,
+    TH__CUDA_MAP_NONZERO,
+    TH__CUDA_MAP_DEV2,
+    TH__CUDA_MAP_EXP
+} th__cuda_red_map;
+
+/* What the last level makes of a total (th__reduce_post), or (the CENTRE ones) the first pass of a two-pass op:
+ * the per-output centre its second pass reads, stored as doubles indexed by output. */
+typedef enum th__cuda_red_post {
+    TH__CUDA_POST_NONE,
+    TH__CUDA_POST_MEAN,
+    TH__CUDA_POST_SQRT,
+    TH__CUDA_POST_ROOT,
+    TH__CUDA_POST_VAR,
+    TH__CUDA_POST_STD,
+    TH__CUDA_POST_LSE,
+    TH__CUDA_POST_CENTRE_MEAN, /* var's first pass: total / n (0 for none) */
+    TH__CUDA_POST_CENTRE_MAX   /* logsumexp's: the max (-inf for none) */
+} th__cuda_red_post;
+
+/* One reduction as the kernels see it; a kernel parameter (with the plan), so plain data. */
+typedef struct th__cuda_red_op {
+    int32_t cls, map, post; /* th__cuda_red_class, _map, _post */
+    int32_t dtype;          /* the input's */
+    int32_t out_dtype;      /* the values' */
+    bool is_max;            /* EXT: max (else min) */
+    bool all;               /* BOOL: all (else any) */
+    bool values, indices;   /* which results the last level stores */
+    bool acc_float;         /* accreal is float (f16, bf16): each operation rounded to float */
+    bool centred;           /* the second pass of var or logsumexp: map reads the output's centre */
+    bool aligned;           /* the input's data is aligned to its element size (then so is every element) */
+    double p;               /* norm's order, for MAP_POW and POST_ROOT */
+    int64_t correction;     /* var, std */
+    int64_t n;              /* elements reduced per output (the plan's numel_red), for the posts */
+} th__cuda_red_op;
+
+/* One level: numel_out outputs, each reducing a run of len elements into parts partial results (1: the last
+ * level, which finishes and stores). */
+typedef struct th__cuda_red_level {
+    int64_t numel_out, len, parts;
+    bool first;      /* the elements are the input's, through the plan (else the previous level's partials) */
+    bool lane_major; /* consecutive threads take consecutive parts of one output (else one part of consecutive
+                      * outputs): which of the two reads neighbouring memory */
+} th__cuda_red_level;
+
+/* Where a level reads and writes; byte pointers, any of them NULL where the level does not use it. */
+typedef struct th__cuda_red_ptrs {
+    const unsigned char *in;   /* the input's th_tensor_data */
+    unsigned char *values;     /* the values out's th_tensor_data */
+    unsigned char *indices;    /* the int64 indices out's: same element strides as values when both are stored
+                                * (offsets are the values' scaled by 8 / their element size); alone for argmax */
+    const unsigned char *part_in;
+    unsigned char *part_out;
+    double *centre_out;        /* a CENTRE post writes here, one per output */
+    const double *centre_in;   /* a centred pass reads here */
+} th__cuda_red_ptrs;
+
+/* The running state of one part. */
+typedef struct th__cuda_red_acc {
+    double f;      /* floating sums, products and keys */
+    uint64_t u;    /* integer sums and products (mod 2^64), integer keys (int64 bits), all/any */
+    int64_t index; /* EXT: the key's position in the reduced order; -1 before the first element */
+} th__cuda_red_acc;
+
+/* ---- the tree ------------------------------------------------------------------------------------------ */
+
+TH__HD int64_t th__cuda_red_parts(int64_t len)
+{
+    if (len <= TH__CUDA_RED_SEQ) return 1;
+    const int64_t tile = (int64_t)TH__CUDA_RED_LANES * TH__CUDA_RED_STEPS;
+    return (int64_t)TH__CUDA_RED_LANES * ((len + tile - 1) / tile);
+}
+
+/* Part c of a run of len elements: its elements start, start + stride, ... (count of them). */
+TH__HD void th__cuda_red_part(int64_t len, int64_t c, int64_t *start, int64_t *stride, int64_t *count)
+{
+    if (len <= TH__CUDA_RED_SEQ) {
+        *start = 0;
+        *stride = 1;
+        *count = c == 0 ? len : 0;
+        return;
+    }
+    const int64_t lanes = TH__CUDA_RED_LANES, tile = lanes * TH__CUDA_RED_STEPS;
+    *start = (c / lanes) * tile + c % lanes;
+    *stride = lanes;
+    const int64_t left = len - *start;
+    const int64_t n = left > 0 ? (left + lanes - 1) / lanes : 0;
+    const int64_t steps = TH__CUDA_RED_STEPS;
+    *count = n < steps ? n : steps;
+}
+
+/* The first level of numel_out outputs of numel_red elements each; the next one after lv (lv.parts > 1). */
+static inline th__cuda_red_level th__cuda_red_first_level(int64_t numel_out, int64_t numel_red, bool lane_major)
+{
+    th__cuda_red_level lv;
+    lv.numel_out = numel_out;
+    lv.len = numel_red;
+    lv.parts = th__cuda_red_parts(numel_red);
+    lv.first = true;
+    lv.lane_major = lane_major;
+    return lv;
+}
+
+static inline th__cuda_red_level th__cuda_red_next_level(const th__cuda_red_level *lv)
+{
+    th__cuda_red_level n;
+    n.numel_out = lv->numel_out;
+    n.len = lv->parts;
+    n.parts = th__cuda_red_parts(n.len);
+    n.first = false;
+    n.lane_major = true; /* partials lie part after part for each output */
+    return n;
+}
+
+/* The dtype a level's step is instantiated for: the input's at the first level; after it only whether keys and
+ * sums are floating matters, so f64 or i64 (fewer kernels). */
+TH__HD int th__cuda_red_level_dtype(const th__cuda_red_op *op, const th__cuda_red_level *lv)
+{
+    if (lv->first) return op->dtype;
+    return th__cv_is_floating(op->dtype) ? TH_F64 : TH_I64;
+}
+
+/* Bytes of one partial result. */
+TH__HD int64_t th__cuda_red_part_size(int cls) { return cls == TH__CUDA_RED_EXT ? 16 : 8; }
+
+/* ---- arithmetic that nvcc may not fuse ----------------------------------------------------------------- */
+
+TH__HD double th__cuda_red_add(double a, double b)
+{
+#ifdef __CUDA_ARCH__
+    return __dadd_rn(a, b);
+#else
+    return a + b;
+#endif
+}
+
+TH__HD double th__cuda_red_sub(double a, double b)
+{
+#ifdef __CUDA_ARCH__
+    return __dsub_rn(a, b);
+#else
+    return a - b;
+#endif
+}
+
+TH__HD double th__cuda_red_mul(double a, double b)
+{
+#ifdef __CUDA_ARCH__
+    return __dmul_rn(a, b);
+#else
+    return a * b;
+#endif
+}
+
+/* v rounded to accreal: to float for f16 and bf16. */
+TH__HD double th__cuda_red_round(bool acc_float, double v) { return acc_float ? (double)(float)v : v; }
+
+TH__HD bool th__cuda_red_isnan(double v) { return v != v; }
+TH__HD bool th__cuda_red_isfinite(double v) { return v == v && th__cuda_red_sub(v, v) == 0.0; }
+
+TH__HD bool th__cuda_red_is_floating(int dt) { return th__cv_is_floating(dt); }
+
+/* Bytes of an element of dtype dt (th_dtype_info is the host's). */
+TH__HD int64_t th__cuda_red_elsize(int dt)
+{
+    switch (dt) {
+    case TH_BOOL: case TH_U8: case TH_I8: return 1;
+    case TH_I16: case TH_F16: case TH_BF16: return 2;
+    case TH_I32: case TH_F32: return 4;
+    case TH_C128: return 16;
+    default: return 8; /* i64, f64, c64 */
+    }
+}
+
+/* ---- elements ------------------------------------------------------------------------------------------ */
+
+/* An input element, as convert.h loads it; on the device through a typed read-only load (__ldg) when aligned,
+ * since there convert.h's memcpy compiles to one load per byte (and a plain typed load, equal to it in value,
+ * is folded into the same bytewise code by nvcc). The kernels never write what they read through these. */
+TH__HD int64_t th__cuda_red_load_i64(const unsigned char *p, int dt, bool aligned)
+{
+#ifdef __CUDA_ARCH__
+    if (aligned) {
+        switch (dt) {
+        case TH_BOOL: return __ldg((const unsigned char *)p) != 0;
+        case TH_U8: return __ldg((const unsigned char *)p);
+        case TH_I8: return __ldg((const signed char *)p);
+        case TH_I16: return __ldg((const short *)p);
+        case TH_I32: return __ldg((const int *)p);
+        case TH_I64: return __ldg((const long long *)p);
+        default: break;
+        }
+    }
+#else
+    (void)aligned;
+#endif
+    return th__cv_load_i64(p, dt);
+}
+
+TH__HD double th__cuda_red_load_f64(const unsigned char *p, int dt, bool aligned)
+{
+#ifdef __CUDA_ARCH__
+    if (aligned) {
+        switch (dt) {
+        case TH_F16: return (double)th__cv_half_to_float(__ldg((const unsigned short *)p));
+        case TH_BF16: return (double)th__cv_bf16_to_float(__ldg((const unsigned short *)p));
+        case TH_F32: return (double)__ldg((const float *)p);
+        case TH_F64: return __ldg((const double *)p);
+        default: break;
+        }
+    }
+#else
+    (void)aligned;
+#endif
+    return th__cv_load_f64(p, dt);
+}
+
+TH__HD th__cuda_red_acc th__cuda_red_identity(const th__cuda_red_op *op, int cls)
+{
+    th__cuda_red_acc a;
+    a.f = cls == TH__CUDA_RED_PROD ? 1.0 : 0.0;
+    a.u = cls == TH__CUDA_RED_PROD || (cls == TH__CUDA_RED_BOOL && op->all) ? 1u : 0u;
+    a.index = -1;
+    return a;
+}
+
+/* A floating element's contribution to a sum, in accreal (ops/reduce.h's map). */
+TH__HD double th__cuda_red_apply_map(const th__cuda_red_op *op, double v, double centre)
+{
+    switch (op->map) {
+    case TH__CUDA_MAP_ABS: return fabs(v);
+    case TH__CUDA_MAP_SQUARE: return th__cuda_red_round(op->acc_float, th__cuda_red_mul(v, v));
+    case TH__CUDA_MAP_POW: return th__cuda_red_round(op->acc_float, pow(fabs(v), op->p));
+    case TH__CUDA_MAP_NONZERO: return v != 0.0 ? 1.0 : 0.0;
+    case TH__CUDA_MAP_DEV2: {
+        const double d = th__cuda_red_sub(v, centre);
+        return th__cuda_red_round(op->acc_float, th__cuda_red_mul(d, d));
+    }
+    case TH__CUDA_MAP_EXP: return th__cuda_red_round(op->acc_float, exp(th__cuda_red_sub(v, centre)));
+    default: return v;
+    }
+}
+
+/* Whether (k, i) comes before the current extreme of a in the order NaN first, then the larger (max) or smaller
+ * (min) key, then the smaller index: a total order, so the result is the CPU's (the first NaN, else the first
+ * occurrence of the extreme) whatever the tree. */
+TH__HD bool th__cuda_red_better(bool floating, bool is_max, const th__cuda_red_acc *a, double kf, int64_t ki,
+                                int64_t i)
+{
+    if (a->index < 0) return true;
+    if (floating) {
+        const bool nan_new = th__cuda_red_isnan(kf), nan_old = th__cuda_red_isnan(a->f);
+        if (nan_new || nan_old) return nan_new && (!nan_old || i < a->index);
+        if (kf == a->f) return i < a->index;
+        return is_max ? kf > a->f : kf < a->f;
+    }
+    const int64_t old = (int64_t)a->u;
+    if (ki == old) return i < a->index;
+    return is_max ? ki > old : ki < old;
+}
+
+/* Element j (its position in the reduced order) of the input, of dtype dt, at p, into a. */
+TH__HD void th__cuda_red_accumulate(const th__cuda_red_op *op, int dt, int cls, th__cuda_red_acc *a,
+                                    const unsigned char *p, int64_t j, double centre)
+{
+    const bool floating = th__cuda_red_is_floating(dt);
+    switch (cls) {
+    case TH__CUDA_RED_SUM:
+        if (floating)
+            a->f = th__cuda_red_round(op->acc_float,
+                                      th__cuda_red_add(a->f, th__cuda_red_apply_map(op, th__cuda_red_load_f64(p, dt, op->aligned), centre)));
+        else
+            a->u += (uint64_t)th__cuda_red_load_i64(p, dt, op->aligned);
+        break;
+    case TH__CUDA_RED_PROD:
+        if (floating) a->f = th__cuda_red_round(op->acc_float, th__cuda_red_mul(a->f, th__cuda_red_load_f64(p, dt, op->aligned)));
+        else a->u *= (uint64_t)th__cuda_red_load_i64(p, dt, op->aligned);
+        break;
+    case TH__CUDA_RED_EXT: {
+        double kf = 0.0;
+        int64_t ki = 0;
+        if (floating) {
+            kf = th__cuda_red_load_f64(p, dt, op->aligned);
+            if (op->map == TH__CUDA_MAP_ABS) kf = fabs(kf);
+        } else {
+            ki = th__cuda_red_load_i64(p, dt, op->aligned);
+        }
+        if (th__cuda_red_better(floating, op->is_max, a, kf, ki, j)) {
+            a->f = kf;
+            a->u = (uint64_t)ki;
+            a->index = j;
+        }
+        break;
+    }
+    default: { /* BOOL: nonzero, NaN too */
+        const bool nz = floating ? th__cuda_red_load_f64(p, dt, op->aligned) != 0.0 : th__cuda_red_load_i64(p, dt, op->aligned) != 0;
+        a->u = op->all ? (a->u && nz) : (a->u || nz);
+        break;
+    }
+    }
+}
+
+/* A partial result b folded into a. */
+TH__HD void th__cuda_red_combine(const th__cuda_red_op *op, int dt, int cls, th__cuda_red_acc *a,
+                                 const th__cuda_red_acc *b)
+{
+    const bool floating = th__cuda_red_is_floating(dt);
+    switch (cls) {
+    case TH__CUDA_RED_SUM:
+        if (floating) a->f = th__cuda_red_round(op->acc_float, th__cuda_red_add(a->f, b->f));
+        else a->u += b->u;
+        break;
+    case TH__CUDA_RED_PROD:
+        if (floating) a->f = th__cuda_red_round(op->acc_float, th__cuda_red_mul(a->f, b->f));
+        else a->u *= b->u;
+        break;
+    case TH__CUDA_RED_EXT:
+        if (b->index >= 0 && th__cuda_red_better(floating, op->is_max, a, b->f, (int64_t)b->u, b->index)) *a = *b;
+        break;
+    default: a->u = op->all ? (a->u && b->u) : (a->u || b->u); break;
+    }
+}
+
+/* 8 bytes at p, which is 8-aligned (partials lie in scratch memory, each at a multiple of its size): typed on
+ * the device, where memcpy would be byte by byte; a level reads only the previous level's partials. */
+TH__HD void th__cuda_red_put8(unsigned char *p, const void *v)
+{
+#ifdef __CUDA_ARCH__
+    *(uint64_t *)p = *(const uint64_t *)v;
+#else
+    memcpy(p, v, 8);
+#endif
+}
+
+TH__HD void th__cuda_red_get8(void *v, const unsigned char *p)
+{
+#ifdef __CUDA_ARCH__
+    *(unsigned long long *)v = __ldg((const unsigned long long *)p);
+#else
+    memcpy(v, p, 8);
+#endif
+}
+
+TH__HD void th__cuda_red_store_part(int cls, unsigned char *p, const th__cuda_red_acc *a, bool floating)
+{
+    if (floating && cls != TH__CUDA_RED_BOOL) th__cuda_red_put8(p, &a->f);
+    else th__cuda_red_put8(p, &a->u);
+    if (cls == TH__CUDA_RED_EXT) th__cuda_red_put8(p + 8, &a->index);
+}
+
+TH__HD th__cuda_red_acc th__cuda_red_load_part(int cls, const unsigned char *p, bool floating)
+{
+    th__cuda_red_acc a;
+    a.f = 0.0;
+    a.u = 0;
+    a.index = -1;
+    if (floating && cls != TH__CUDA_RED_BOOL) th__cuda_red_get8(&a.f, p);
+    else th__cuda_red_get8(&a.u, p);
+    if (cls == TH__CUDA_RED_EXT) th__cuda_red_get8(&a.index, p + 8);
+    return a;
+}
+
+/* A floating total of n elements made the op's result, in accreal (ops/reduce.h's post). */
+TH__HD double th__cuda_red_apply_post(const th__cuda_red_op *op, double t, double centre, int64_t n)
+{
+    switch (op->post) {
+    case TH__CUDA_POST_MEAN: return th__cuda_red_round(op->acc_float, t / (double)n);
+    case TH__CUDA_POST_SQRT: return th__cuda_red_round(op->acc_float, sqrt(t));
+    case TH__CUDA_POST_ROOT: return th__cuda_red_round(op->acc_float, pow(t, 1.0 / op->p));
+    case TH__CUDA_POST_VAR:
+    case TH__CUDA_POST_STD: {
+        const double v = t / (double)(n > op->correction ? n - op->correction : 0);
+        return th__cuda_red_round(op->acc_float, op->post == TH__CUDA_POST_STD ? sqrt(v) : v);
+    }
+    case TH__CUDA_POST_LSE:
+        return th__cuda_red_isfinite(centre) ? th__cuda_red_round(op->acc_float, th__cuda_red_add(centre, log(t)))
+                                             : centre;
+    default: return t;
+    }
+}
+
+/* The last level's result for output o: values and indices stored at byte offset off of the values out (the
+ * indices out alone for argmax), or a CENTRE post's centre. */
+TH__HD void th__cuda_red_finish(const th__cuda_red_op *op, int dt, int cls, const th__cuda_red_ptrs *ptrs, int64_t o,
+                                int64_t off, const th__cuda_red_acc *a, double centre)
+{
+    const bool floating = th__cuda_red_is_floating(dt);
+    if (op->post == TH__CUDA_POST_CENTRE_MEAN) {
+        ptrs->centre_out[o] = op->n > 0 ? th__cuda_red_round(op->acc_float, a->f / (double)op->n) : 0.0;
+        return;
+    }
+    if (op->post == TH__CUDA_POST_CENTRE_MAX) {
+        ptrs->centre_out[o] = a->index >= 0 ? a->f : -(double)INFINITY;
+        return;
+    }
+    if (cls == TH__CUDA_RED_EXT) {
+        /* No element only for norm of order +inf, whose max of no |x| is 0. */
+        const int64_t index = a->index >= 0 ? a->index : 0;
+        if (op->values) {
+            unsigned char *v = ptrs->values + off;
+            if (floating) th__cv_store_f64(v, op->out_dtype, a->index >= 0 ? a->f : 0.0);
+            else th__cv_store_i64(v, op->out_dtype, a->index >= 0 ? (int64_t)a->u : 0);
+        }
+        if (op->indices) {
+            const int64_t es = th__cuda_red_elsize(op->values ? op->out_dtype : TH_I64);
+            memcpy(ptrs->indices + off / es * 8, &index, 8);
+        }
+        return;
+    }
+    unsigned char *v = ptrs->values + off;
+    if (cls == TH__CUDA_RED_BOOL) v[0] = a->u ? 1 : 0;
+    else if (floating) th__cv_store_f64(v, op->out_dtype, th__cuda_red_apply_post(op, a->f, centre, op->n));
+    else th__cv_store_i64(v, op->out_dtype, (int64_t)a->u); /* wraps modulo 2^bits, as the CPU's */
+}
+
+/* ---- one thread's work --------------------------------------------------------------------------------- */
+
+/* Thread t (0 <= t < numel_out x parts) of level lv: folds its part of its output's run, then stores the partial
+ * or, at the last level, the result. dt and cls are op's dtype and class, passed apart so that a kernel
+ * instantiated for them has them as constants. */
+TH__HD void th__cuda_red_step(const th__cuda_reduce_plan *plan, const th__cuda_red_op *op, const th__cuda_red_level *lv,
+                              const th__cuda_red_ptrs *ptrs, int64_t t, int dt, int cls)
+{
+    const int64_t o = lv->lane_major ? t / lv->parts : t % lv->numel_out;
+    const int64_t c = lv->lane_major ? t % lv->parts : t / lv->numel_out;
+    int64_t start, stride, count;
+    th__cuda_red_part(lv->len, c, &start, &stride, &count);
+    int64_t out_off = 0, in_off = 0;
+    if (lv->first || lv->parts == 1) th__cuda_reduce_out_offsets(plan, o, &out_off, &in_off);
+    const double centre = op->centred ? ptrs->centre_in[o] : 0.0;
+    const bool floating = th__cuda_red_is_floating(dt);
+    th__cuda_red_acc a = th__cuda_red_identity(op, cls);
+    const int64_t psize = th__cuda_red_part_size(cls);
+    if (lv->first) {
+        for (int64_t k = 0; k < count; k++) {
+            const int64_t j = start + k * stride;
+            th__cuda_red_accumulate(op, dt, cls, &a, ptrs->in + in_off + th__cuda_reduce_in_offset(plan, j), j, centre);
+        }
+    } else {
+        const unsigned char *src = ptrs->part_in + o * lv->len * psize;
+        for (int64_t k = 0; k < count; k++) {
+            const th__cuda_red_acc b = th__cuda_red_load_part(cls, src + (start + k * stride) * psize, floating);
+            th__cuda_red_combine(op, dt, cls, &a, &b);
+        }
+    }
+    if (lv->parts == 1) th__cuda_red_finish(op, dt, cls, ptrs, o, out_off, &a, centre);
+    else th__cuda_red_store_part(cls, ptrs->part_out + (o * lv->parts + c) * psize, &a, floating);
+}
+
+/* ---- scans --------------------------------------------------------------------------------------------- */
+
+/* Row o of a scan (cumsum: product false) along a dim of len elements, in order, the running total in accreal
+ * rounded into out at each element, as the CPU's (so the bits are the CPU's: the same operations in the same
+ * order). The plan's output space is the rows; out_step is out's byte stride along the dim, the plan's reduced
+ * space the input's. */
+TH__HD void th__cuda_red_scan_row(const th__cuda_reduce_plan *plan, int dt, bool product, bool acc_float,
+                                  const unsigned char *in, unsigned char *out, int64_t out_step, int64_t len, int64_t o)
+{
+    int64_t out_off, in_off;
+    th__cuda_reduce_out_offsets(plan, o, &out_off, &in_off);
+    const bool floating = th__cuda_red_is_floating(dt);
+    double f = product ? 1.0 : 0.0;
+    uint64_t u = product ? 1u : 0u;
+    for (int64_t j = 0; j < len; j++) {
+        const unsigned char *p = in + in_off + th__cuda_reduce_in_offset(plan, j);
+        unsigned char *q = out + out_off + j * out_step;
+        if (floating) {
+            const double x = th__cv_load_f64(p, dt);
+            f = th__cuda_red_round(acc_float, product ? th__cuda_red_mul(f, x) : th__cuda_red_add(f, x));
+            th__cv_store_f64(q, dt, f);
+        } else {
+            const uint64_t x = (uint64_t)th__cv_load_i64(p, dt);
+            u = product ? u * x : u + x;
+            th__cv_store_i64(q, dt, (int64_t)u);
+        }
+    }
+}
+
+#endif

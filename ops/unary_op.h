@@ -1,0 +1,143 @@
+/* ops/unary_op.h: one unary elementwise op, stamped per dtype and per op by pointwise.h (see
+ * binary_op.h for why ops are stamped from a template). pointwise.h defines before each inclusion:
+ *   TH_OP               the op's name: exp gives th_f32_exp, th_f32_exp_out, th_f32_exp_inplace
+ *   TH_OP_BOOL_RESULT   (optional) the result is a bool tensor (isnan, logical_not): no in-place form
+ *   TH_OP_REAL_RESULT   (optional, complex dtypes) the result is the real dtype of the same precision
+ *                       (abs of c64 is f32): no in-place form
+ *   TH_OP_ROW_F32/F64   (optional) a dtype-erased kernel (float *out, const float *in, n) that the
+ *                       contiguous rows of f32 / f64 use instead of the element function: the vectorised
+ *                       exp, tanh, ... of core/vecmath.h
+ * and, in the implementation, TH_PRIVATE(<op>_elem)(ct x).
+ *
+ * The forms: th_<sfx>_<op>(a) returns a new tensor (NULL on error); th_<sfx>_<op>_out(out, a) writes into
+ * out and th_<sfx>_<op>_inplace(a) into a, each returning 0 or a negative status. Errors: a NULL tensor, a of
+ * another dtype (TH_ERR_DTYPE), an out of another shape or dtype or whose elements overlap, a read-only or
+ * device out. */
+#ifndef TH_OP
+#error "ops/unary_op.h: define TH_OP (the op's name) before including it"
+#endif
+#ifndef TH_NAME
+#error "ops/unary_op.h is stamped per dtype through tensor_generic.h; include tensor.h instead"
+#endif
+#ifdef TH_OP_BOOL_RESULT
+#define TH__RES th_bool_tensor
+#define TH__RES_ELEM bool
+#define TH__RES_DT TH_BOOL
+#define TH__RES_STORE(x) (x)
+#elif defined(TH_OP_REAL_RESULT) && defined(TH_REAL_IS_C64)
+#define TH__RES th_f32_tensor
+#define TH__RES_ELEM float
+#define TH__RES_DT TH_F32
+#define TH__RES_STORE(x) (x)
+#elif defined(TH_OP_REAL_RESULT) && defined(TH_REAL_IS_C128)
+#define TH__RES th_f64_tensor
+#define TH__RES_ELEM double
+#define TH__RES_DT TH_F64
+#define TH__RES_STORE(x) (x)
+#else
+#define TH__RES TH_NAME(tensor)
+#define TH__RES_ELEM real
+#define TH__RES_DT TH_DT_ENUM
+#define TH__RES_STORE(x) TH_PRIVATE(from_ct)(x)
+#endif
+#if defined(TH_OP_BOOL_RESULT) || defined(TH_OP_REAL_RESULT)
+#define TH__NO_INPLACE
+#endif
+
+#if defined(TH__DEVICE_ELEMS)
+/* Stamped for a device (ops/pointwise.h says how): the companion's template makes the op's kernel. */
+#include TH__DEVICE_UNARY_OP
+#elif !defined(TH__DEFINING)
+
+TH_API TH__RES *TH__OP_NAME()(const TH_NAME(tensor) *a);
+TH_API int TH__OP_NAME(_out)(TH__RES *out, const TH_NAME(tensor) *a);
+#ifndef TH__NO_INPLACE
+TH_API int TH__OP_NAME(_inplace)(TH_NAME(tensor) *a);
+#endif
+
+#else /* definitions */
+
+static TH__HOT void TH__OP_PRIVATE(_row)(char **data, const int64_t *s, int64_t n, void *ctx)
+{
+    (void)ctx;
+    const int64_t es = (int64_t)sizeof(real), os = (int64_t)sizeof(TH__RES_ELEM);
+    char *o = data[0];
+    const char *a = data[1];
+    if (s[0] == os && s[1] == es && (uintptr_t)o % _Alignof(TH__RES_ELEM) == 0 &&
+        (uintptr_t)a % _Alignof(real) == 0) {
+#if defined(TH_REAL_IS_F32) && defined(TH_OP_ROW_F32) && !defined(TH_OP_BOOL_RESULT)
+        TH_OP_ROW_F32((float *)(void *)o, (const float *)(const void *)a, n);
+        return;
+#elif defined(TH_REAL_IS_F64) && defined(TH_OP_ROW_F64) && !defined(TH_OP_BOOL_RESULT)
+        TH_OP_ROW_F64((double *)(void *)o, (const double *)(const void *)a, n);
+        return;
+#else
+        TH__RES_ELEM *op = (TH__RES_ELEM *)(void *)o;
+        const real *ap = (const real *)(const void *)a;
+        for (int64_t i = 0; i < n; i++) op[i] = TH__RES_STORE(TH__OP_PRIVATE(_elem)(TH_PRIVATE(to_ct)(ap[i])));
+        return;
+#endif
+    }
+#if (defined(TH_REAL_IS_F32) && defined(TH_OP_ROW_F32)) || (defined(TH_REAL_IS_F64) && defined(TH_OP_ROW_F64))
+    /* Strided rows go through the same vector kernel, a block at a time, so a result never depends on
+     * the layout of its operands. */
+    real block[256];
+    for (int64_t i = 0; i < n; i += 256) {
+        int64_t m = n - i < 256 ? n - i : 256;
+        for (int64_t k = 0; k < m; k++) block[k] = TH_PRIVATE(load)(a + (i + k) * s[1]);
+#if defined(TH_REAL_IS_F32)
+        TH_OP_ROW_F32(block, block, m);
+#else
+        TH_OP_ROW_F64(block, block, m);
+#endif
+        for (int64_t k = 0; k < m; k++) TH_PRIVATE(store)(o + (i + k) * s[0], block[k]);
+    }
+#else
+    for (int64_t i = 0; i < n; i++) {
+        TH__RES_ELEM r = TH__RES_STORE(TH__OP_PRIVATE(_elem)(TH_PRIVATE(to_ct)(TH_PRIVATE(load)(a + i * s[1]))));
+        memcpy(o + i * s[0], &r, sizeof r);
+    }
+#endif
+}
+
+static const th__ew_op TH__OP_PRIVATE(_op) = {TH__STR(TH_OP), TH_DT_ENUM, TH__OP_PRIVATE(_row)};
+
+TH_API TH__RES *TH__OP_NAME()(const TH_NAME(tensor) *a)
+{
+    if (TH__WRONG_DTYPE(a)) return NULL;
+    const th_tensor *in[1] = {TH__B(a)};
+    return (TH__RES *)th__elementwise(TH__OP_FN(), NULL, TH__RES_DT, 1, in, &TH__OP_PRIVATE(_op), NULL);
+}
+
+TH_API int TH__OP_NAME(_out)(TH__RES *out, const TH_NAME(tensor) *a)
+{
+    if (TH__WRONG_DTYPE(a)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__OP_FN(_out), "NULL out");
+    const th_tensor *in[1] = {TH__B(a)};
+    return th__status_of(
+        th__elementwise(TH__OP_FN(_out), (th_tensor *)out, TH__RES_DT, 1, in, &TH__OP_PRIVATE(_op), NULL));
+}
+
+#ifndef TH__NO_INPLACE
+TH_API int TH__OP_NAME(_inplace)(TH_NAME(tensor) *a)
+{
+    if (TH__WRONG_DTYPE(a)) return TH_ERR_DTYPE;
+    if (!a) return th__fail(TH_ERR_INVALID, TH__OP_FN(_inplace), "NULL tensor");
+    const th_tensor *in[1] = {TH__B(a)};
+    return th__status_of(
+        th__elementwise(TH__OP_FN(_inplace), TH__B(a), TH__RES_DT, 1, in, &TH__OP_PRIVATE(_op), NULL));
+}
+#endif
+
+#endif /* definitions */
+
+#undef TH__RES
+#undef TH__RES_ELEM
+#undef TH__RES_DT
+#undef TH__RES_STORE
+#undef TH_OP
+#undef TH_OP_BOOL_RESULT
+#undef TH_OP_REAL_RESULT
+#undef TH__NO_INPLACE
+#undef TH_OP_ROW_F32
+#undef TH_OP_ROW_F64

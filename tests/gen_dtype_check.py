@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+"""Writes the calls of test_dtype_check.c: every typed function, once per tensor parameter.
+
+    gen_dtype_check.py SOURCE_ROOT HEADER OUTPUT DEPFILE CC [CC ARGS...]
+
+HEADER is tensor.h, or a companion's header (shm/th_shm.h): then only the functions it adds to tensor.h's.
+The declarations are read from the preprocessed header (as tests/check_names.py reads them, with the
+compile arguments the test is built with, so DLPack's functions are there exactly when the test sees them),
+and every function th_<sfx>_<verb> with a parameter of a typed tensor type (th_f32_tensor *, th_bool_tensor *,
+an array of them) gets one wrapper in OUTPUT. test_dtype_check.c runs each wrapper once with every tensor of
+the dtype its parameter names, then once per parameter with a tensor of another dtype in that place. Meson
+runs this at build time (DEPFILE lists every header read), so no function can be left out: a new one is
+called as soon as it is declared, and one whose parameters this script cannot fill stops the build.
+"""
+import os
+import re
+import subprocess
+import sys
+
+SFXS = ['bool', 'u8', 'i8', 'i16', 'i32', 'i64', 'f16', 'bf16', 'f32', 'f64', 'c64', 'c128']
+ENUM = {s: 'TH_' + s.upper() for s in SFXS}
+TYPED = re.compile(r'^(const )?th_(%s)_tensor \*$' % '|'.join(SFXS))
+ARRAY = re.compile(r'^const th_(%s)_tensor \*const \*$' % '|'.join(SFXS))
+VIEWS = re.compile(r'^th_(%s)_tensor \*\*$' % '|'.join(SFXS))
+NAME = re.compile(r'^th_(%s)_(\w+)$' % '|'.join(SFXS))
+
+# Values of the other parameters, by name, that make a sensible call on the 2x2 tensors below: the
+# refused calls must not fail on them first where a dtype is checked after other arguments.
+SCALARS = {
+    'dim': '0', 'dim0': '0', 'dim1': '1', 'start_dim': '0', 'end_dim': '1', 'ndim': '2', 'ndims': '1', 'n': '2',
+    'start': '0', 'length': '1', 'index': '0', 'size': '1', 'step': '1', 'split_size': '1', 'chunks': '2',
+    'shift': '1', 'num_samples': '1', 'correction': '1', 'offset': '0', 'count': '2',
+    'lo': '0', 'hi': '2', 'mean': '0', 'std': '1', 'lambda': '1', 'p': '1',
+    'keepdim': 'false', 'descending': 'false', 'largest': 'true', 'sorted': 'true', 'replacement': 'true',
+    'accumulate': 'false', 'gen': 'NULL', 'f': 'dc_devnull',
+}
+POINTERS = {
+    ('const int64_t *', 'sizes'): '(const int64_t[]){2, 2}',
+    ('const int64_t *', 'strides'): '(const int64_t[]){2, 1}',
+    ('const int64_t *', 'repeats'): '(const int64_t[]){1, 1}',
+    ('const int64_t *', 'idx'): '(const int64_t[]){0, 0}',
+    ('const int *', 'dims'): None,  # by verb, below
+    ('int64_t *', 'count'): '&count',
+}
+DIMS = {'permute': '(const int[]){1, 0}', 'flip': '(const int[]){0}', 'flip_out': '(const int[]){0}'}
+K = {'topk': '2', 'topk_out': '2'}  # topk keeps the 2x2 shape, so the outs fit; diag, tril and triu take 0
+
+# The matrix products' operands by parameter name: (shape, name in the message), from ops/linalg_erased.h.
+PRODUCTS = {
+    'dot': {'a': ([2], 'a'), 'b': ([2], 'b'), 'out': ([], 'out')},
+    'mv': {'a': ([2, 2], 'A'), 'b': ([2], 'x'), 'bias': ([2], 'y'), 'out': ([2], 'out')},
+    'mm': {'a': ([2, 2], 'A'), 'b': ([2, 2], 'B'), 'bias': ([2, 2], 'C'), 'out': ([2, 2], 'out')},
+    'bmm': {'a': ([1, 2, 2], 'A'), 'b': ([1, 2, 2], 'B'), 'bias': ([1, 2, 2], 'C'), 'out': ([1, 2, 2], 'out')},
+    'matmul': {'a': ([2, 2], 'a'), 'b': ([2, 2], 'b'), 'out': ([2, 2], 'out')},
+    'outer': {'a': ([2], 'x'), 'b': ([2], 'y'), 'bias': ([2, 2], 'A'), 'out': ([2, 2], 'out')},
+}
+PRODUCT_OF = {'dot': 'dot', 'mv': 'mv', 'addmv': 'mv', 'mm': 'mm', 'addmm': 'mm', 'bmm': 'bmm',
+              'baddbmm': 'bmm', 'matmul': 'matmul', 'outer': 'outer', 'addr': 'outer'}
+
+# 1 as each element type: a divisor, an exponent, a bound, a fill value that no op refuses.
+ONE = {'th_f16_elem': '0x3C00', 'th_bf16_elem': '0x3F80'}  # the bits of th_float16 and th_bfloat16
+
+# What a refusal returns, for the functions whose result is a value rather than a pointer or a status.
+VALUE_ON_ERROR = {'ndim': '0', 'numel': '0', 'size': '-1', 'stride': '0', 'offset': '0', 'is_contiguous': 'false',
+                  'is_shared': 'false'}
+
+
+def preprocess(root, header, cc, depfile=None, output=None):
+    src = '#include "%s"\n' % os.path.basename(header)
+    deps = ['-MD', '-MF', depfile, '-MT', output] if depfile else []
+    return subprocess.run(cc + ['-std=c11', '-E', '-P', '-I', root, '-I', os.path.join(root, os.path.dirname(header))]
+                          + deps + ['-x', 'c', '-'], input=src, text=True, capture_output=True, check=True).stdout
+
+
+def declarations(text):
+    text = re.sub(r'\s+', ' ', text)
+    for stmt in text.split(';'):
+        stmt = stmt.strip()
+        m = re.match(r'^(?:extern )?(.+?)\b(th_\w+) ?\((.*)\)$', stmt)  # a companion may omit extern
+        if m and NAME.match(m.group(2)):
+            ret, name, params = m.group(1).strip(), m.group(2), m.group(3).strip()
+            params = [] if params in ('', 'void') else [split_param(p) for p in params.split(',')]
+            yield ret, name, params
+
+
+def split_param(p):
+    m = re.match(r'^(.*?)\s*\b(\w+)$', p.strip())
+    ptype = re.sub(r'\s*\*\s*', ' *', m.group(1)).replace('* *', '**').replace('*const', '*const ').strip()
+    return re.sub(r'\s+', ' ', ptype), m.group(2)
+
+
+def shape_of(verb, pname, sfx_param):
+    """The shape of a tensor parameter and the name the error message gives it."""
+    base = re.sub(r'_(out|inplace)$', '', verb)
+    if base in PRODUCT_OF:
+        shape, label = PRODUCTS[PRODUCT_OF[base]][pname]
+        return shape, label
+    if pname == 'index' and base == 'index_select':
+        return [2], 'index'
+    if verb.endswith('_all_out') and pname == 'out':
+        return [], 'out'
+    if verb.endswith('_dim_out') and pname in ('out', 'indices_out'):
+        return [2], 'out'
+    if verb in ('cat_out',) and pname == 'out':
+        return [4, 2], 'out'
+    if verb in ('stack_out',) and pname == 'out':
+        return [2, 2, 2], 'out'
+    if verb == 'multinomial':
+        return [2], pname
+    if verb in ('sort_out', 'topk_out') and pname in ('values', 'indices'):
+        return [2, 2], 'out'  # th__check_out calls both outs "out"
+    return [2, 2], pname
+
+
+def c_shape(shape):
+    return '%d, %s' % (len(shape), '(const int64_t[]){%s}' % ', '.join(map(str, shape)) if shape else 'NULL')
+
+
+def wrapper(ret, name, params):
+    """The C wrapper of one function and its table row, or None when it takes no typed tensor."""
+    sfx, verb = NAME.match(name).groups()
+    if not any(TYPED.match(t) or ARRAY.match(t) or (VIEWS.match(t) and n == 'views') for t, n in params):
+        return None
+    args, pre, post, positions = [], [], [], []
+    for ptype, pname in params:
+        m_t, m_a, m_v = TYPED.match(ptype), ARRAY.match(ptype), VIEWS.match(ptype)
+        k = len(positions)
+        if m_t:
+            shape, label = shape_of(verb, pname, m_t.group(2))
+            positions.append((label, ENUM[m_t.group(2)]))
+            args.append('(%s)dc_tensor(c, %d, %s, %s)' % (ptype, k, ENUM[m_t.group(2)], c_shape(shape)))
+        elif m_a:
+            positions.append(('tensor 1', ENUM[m_a.group(1)]))  # the wrong tensor is the second
+            args.append('(%s)dc_array(c, %d, %s)' % (ptype, k, ENUM[m_a.group(1)]))
+        elif m_v and pname == 'views':
+            positions.append(('views[1]', ENUM[m_v.group(1)]))
+            pre.append('%s views = (%s)dc_views(c, %d, %s);' % (ptype, ptype, k, ENUM[m_v.group(1)]))
+            post.append('if (c->bad == %d) dc_views_free((th_tensor **)views); /* refused: still ours */' % k)
+            args.append('views')
+        elif m_v:  # an output: th_i64_tensor **indices and the like
+            pre.append('%s o_%s = (%s)dc_unset;' % (ptype[:-1], pname, ptype[:-1]))
+            post.append('dc_output(c, (th_tensor *)o_%s);' % pname)
+            args.append('&o_' + pname)
+        elif re.match(r'^th_\w+_elem$', ptype):
+            args.append('(%s){%s}' % (ptype, ONE.get(ptype, '1')))
+        elif ptype == 'const int *' and pname == 'dims':
+            args.append(DIMS[verb])
+        elif (ptype, pname) in POINTERS:
+            if pname == 'count' and ptype == 'int64_t *':
+                pre.append('int64_t count = -1;')
+                post.append('dc_count(c, count);')
+            args.append(POINTERS[(ptype, pname)])
+        elif pname == 'k':
+            args.append(K.get(verb, '0'))
+        elif pname in SCALARS and '*' not in ptype:
+            args.append(SCALARS[pname])
+        elif pname in SCALARS and ptype in ('FILE *', 'th_generator *'):
+            args.append(SCALARS[pname])
+        else:
+            sys.exit('gen_dtype_check.py: no value for parameter "%s %s" of %s: add one' % (ptype, pname, name))
+    call = '%s(%s)' % (name, ', '.join(args))
+    decl = ret + ('' if ret.endswith('*') else ' ')  # "th_f32_tensor *r", "int r"
+    if verb == 'release':  # the call takes our reference; a refused one leaves it with us
+        body = ['th_tensor *t = dc_tensor(c, 0, %s, %s);' % (ENUM[sfx], c_shape([2, 2])),
+                'th_tensor_retain(t);', '%s((th_%s_tensor *)t);' % (name, sfx),
+                'if (c->bad == 0) th_tensor_release(t);', 'c->refused = true;']
+        return emit(name, body, positions)
+    body = list(pre)
+    if ret == 'void':
+        body += [call + ';', 'c->refused = true; /* nothing returned: the status says it */']
+    elif re.match(r'^th_\w+_tensor \*\*$', ret):
+        body += [decl + 'r = %s;' % call, 'c->refused = r == NULL;',
+                 'if (r) th_%s_release_all(r, count);' % sfx]
+    elif re.match(r'^th_(%s)_tensor \*$' % '|'.join(SFXS), ret):
+        body += [decl + 'r = %s;' % call, 'c->refused = r == NULL;', 'th_tensor_release((th_tensor *)r);']
+    elif ret.startswith('DLManagedTensor') or ret.startswith('struct DLManagedTensorVersioned'):
+        body += [decl + 'r = %s;' % call, 'c->refused = r == NULL;', 'if (r) r->deleter(r);']
+    elif ret.endswith('*'):
+        body += [decl + 'r = %s;' % call, 'c->refused = r == NULL;']
+    elif verb in VALUE_ON_ERROR:
+        body += [decl + 'r = %s;' % call, 'c->refused = r == %s;' % VALUE_ON_ERROR[verb]]
+    elif ret == 'int':
+        body += ['int r = %s;' % call, 'c->refused = r == TH_ERR_DTYPE;']
+    elif re.match(r'^th_\w+_elem$', ret):
+        body += [decl + 'r = %s, zero;' % call, 'memset(&zero, 0, sizeof zero);',
+                 'c->refused = memcmp(&r, &zero, sizeof r) == 0;']
+    else:
+        sys.exit('gen_dtype_check.py: no check for the result "%s" of %s: add one' % (ret, name))
+    return emit(name, body + post, positions)
+
+
+def emit(name, body, positions):
+    fn = 'static void dc_%s(dc_call *c)\n{\n%s\n}\n' % (name, '\n'.join('    ' + line for line in body))
+    row = '    {"%s", dc_%s, %d, {%s}},' % (name, name, len(positions),
+                                           ', '.join('{"%s", %s}' % p for p in positions))
+    return fn, row
+
+
+def main():
+    root, header, output, depfile, cc = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+    covered = set()  # a companion's test calls only what it adds: tensor.h's own functions have their test
+    if header != 'tensor.h':
+        covered = {name for _, name, _ in declarations(preprocess(root, 'tensor.h', cc))}
+    fns, rows, skipped = [], [], []
+    for ret, name, params in sorted(declarations(preprocess(root, header, cc, depfile, output)), key=lambda d: d[1]):
+        if name in covered:
+            continue
+        made = wrapper(ret, name, params)
+        if made:
+            fns.append(made[0])
+            rows.append(made[1])
+        else:
+            skipped.append(name)
+    with open(output, 'w') as f:
+        f.write('/* Generated by tests/gen_dtype_check.py from the declarations of %s: do not edit.\n'
+                ' * %d functions take a typed tensor; %d others (creation, storages, ...) take none. */\n'
+                % (header, len(rows), len(skipped)))
+        f.write('#include "%s"\n\n' % os.path.basename(header))
+        f.write('\n'.join(fns))
+        f.write('\nstatic const dc_fn dc_fns[] = {\n%s\n};\n' % '\n'.join(rows))
+        f.write('\nenum { DC_UNTYPED = %d }; /* the functions that take no typed tensor */\n' % len(skipped))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
