@@ -202,8 +202,8 @@ static int th__st_string(th__st_scan *s, const char **out, const char *what)
 {
     th__st_ws(s);
     if (s->p >= s->end || *s->p != '"') {
-        char m[96];
-        snprintf(m, sizeof m, "expected %s as a string", what);
+        char m[256];
+        snprintf(m, sizeof m, "expected %.200s as a string", what);
         return th__st_bad(s, m);
     }
     s->p++;
@@ -258,17 +258,17 @@ static int th__st_string(th__st_scan *s, const char **out, const char *what)
 static int th__st_uint(th__st_scan *s, int64_t *v, const char *what)
 {
     th__st_ws(s);
-    char m[128];
+    char m[256];
     if (s->p < s->end && *s->p == '-') {
-        snprintf(m, sizeof m, "%s is negative", what);
+        snprintf(m, sizeof m, "%.200s is negative", what);
         return th__st_bad(s, m);
     }
     if (s->p >= s->end || *s->p < '0' || *s->p > '9') {
-        snprintf(m, sizeof m, "%s is not a number", what);
+        snprintf(m, sizeof m, "%.200s is not a number", what);
         return th__st_bad(s, m);
     }
     if (*s->p == '0' && s->p + 1 < s->end && s->p[1] >= '0' && s->p[1] <= '9') {
-        snprintf(m, sizeof m, "%s has a leading zero", what);
+        snprintf(m, sizeof m, "%.200s has a leading zero", what);
         return th__st_bad(s, m);
     }
     int64_t x = 0;
@@ -279,7 +279,7 @@ static int th__st_uint(th__st_scan *s, int64_t *v, const char *what)
         x = x * 10 + (*s->p++ - '0');
     }
     if (s->p < s->end && (*s->p == '.' || *s->p == 'e' || *s->p == 'E')) {
-        snprintf(m, sizeof m, "%s is not an integer", what);
+        snprintf(m, sizeof m, "%.200s is not an integer", what);
         return th__st_bad(s, m);
     }
     *v = x;
@@ -349,7 +349,7 @@ static int th__st_entry_parse(th__st_scan *s, th__st_entry *e)
             while (!th__st_eat(s, ']')) {
                 if (n && !th__st_eat(s, ',')) return th__st_bad(s, "expected ',' or ']'");
                 snprintf(what, sizeof what, "tensor '%.100s': an element of '%s'", name, keys[k]);
-                int64_t x;
+                int64_t x = 0;
                 if (th__st_uint(s, &x, what)) return th_last_status();
                 if (k == 1) {
                     if (n == TH_MAX_DIMS)
@@ -445,7 +445,7 @@ static int th__st_check_offsets(const char *fn, const char *where, th__st_entry 
                             "its shape and dtype %s need %lld", where, e->name, (long long)e->begin, (long long)e->end,
                             (long long)(e->end - e->begin), th__st_types[e->type].name, (long long)(bits / 8));
     }
-    th__st_entry **order = (th__st_entry **)malloc((size_t)(count ? count : 1) * sizeof *order);
+    th__st_entry **order = (th__st_entry **)malloc((count > 0 ? (size_t)count : 1) * sizeof *order);
     if (!order) return th__fail(TH_ERR_NOMEM, fn, "out of memory for the index of %s", where);
     for (int i = 0; i < count; i++) order[i] = &entries[i];
     qsort(order, (size_t)count, sizeof *order, th__st_by_offsets);
