@@ -448,7 +448,7 @@ static int th__st_check_offsets(const char *fn, const char *where, th__st_entry 
     th__st_entry **order = (th__st_entry **)malloc((count > 0 ? (size_t)count : 1) * sizeof *order);
     if (!order) return th__fail(TH_ERR_NOMEM, fn, "out of memory for the index of %s", where);
     for (int i = 0; i < count; i++) order[i] = &entries[i];
-    qsort(order, (size_t)count, sizeof *order, th__st_by_offsets);
+    if (count > 1) qsort(order, (size_t)count, sizeof *order, th__st_by_offsets);
     int64_t at = 0;
     int status = TH_OK;
     for (int i = 0; i < count && !status; i++) {
@@ -577,13 +577,14 @@ static th_safetensors *th__st_index(const char *fn, const char *where, th_storag
         }
     }
     /* The strings point into the arena, which no longer moves; sorting moves only the pointers. */
-    qsort(f->entries, (size_t)f->count, sizeof *f->entries, th__st_by_name);
+    /* qsort's array must not be NULL even when empty: sorted only when there is something to sort. */
+    if (f->count > 1) qsort(f->entries, (size_t)f->count, sizeof *f->entries, th__st_by_name);
     for (int i = 1; i < f->count; i++)
         if (strcmp(f->entries[i].name, f->entries[i - 1].name) == 0) {
             status = th__fail(TH_ERR_INVALID, fn, "%s: header: the tensor '%s' twice", where, f->entries[i].name);
             goto fail;
         }
-    qsort((void *)f->meta, (size_t)f->meta_count, 2 * sizeof *f->meta, th__st_by_key);
+    if (f->meta_count > 1) qsort((void *)f->meta, (size_t)f->meta_count, 2 * sizeof *f->meta, th__st_by_key);
     for (int i = 1; i < f->meta_count; i++)
         if (strcmp(f->meta[2 * i], f->meta[2 * i - 2]) == 0) {
             status = th__fail(TH_ERR_INVALID, fn, "%s: header: '__metadata__' has the key '%s' twice", where,
@@ -846,11 +847,11 @@ static int th__st_save_check(const char *fn, int n, const char *const *names, co
         items[i].index = i;
         items[i].type = type;
     }
-    qsort(items, (size_t)n, sizeof *items, th__st_item_by_name);
+    if (n > 1) qsort(items, (size_t)n, sizeof *items, th__st_item_by_name);
     for (int i = 1; i < n; i++)
         if (strcmp(items[i].name, items[i - 1].name) == 0)
             return th__fail(TH_ERR_INVALID, fn, "the name '%s' twice", items[i].name);
-    qsort(items, (size_t)n, sizeof *items, th__st_item_by_layout);
+    if (n > 1) qsort(items, (size_t)n, sizeof *items, th__st_item_by_layout);
     for (int i = 0; i < n_meta; i++) {
         if (!keys[i] || !values[i])
             return th__fail(TH_ERR_INVALID, fn, "NULL metadata %s at index %d", keys[i] ? "value" : "key", i);
