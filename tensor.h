@@ -33,7 +33,9 @@
  *
  * FILES
  *   th_tensor_load_npy / th_tensor_save_npy read and write NumPy's .npy (a loaded tensor is a view of the
- *   mapped file where it can be); th_storage_map_file maps a file as a storage. docs/files.md.
+ *   mapped file where it can be); th_safetensors_open / _get / _close / _save read and write Hugging Face's
+ *   safetensors (a lazy index of names, dtypes and shapes; tensors as views of one mapping);
+ *   th_storage_map_file maps a file as a storage. docs/files.md.
  *
  * ERRORS
  *   Library code never aborts, exits or prints on a user error. Functions that return a pointer return
@@ -85,6 +87,7 @@ extern "C" {
 #include "core/print.h"    /* printing */
 #include "core/dlpack.h"   /* DLPack export and import */
 #include "core/npy.h"      /* NumPy .npy files */
+#include "core/safetensors.h" /* Hugging Face safetensors files */
 #include "core/vecmath.h"  /* SIMD exp, tanh, sigmoid, log, expm1, erf */
 
 /* The op families' dtype-independent parts. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# setup_venv.sh DIR: a virtual environment at DIR, made from /usr/bin/python3, with NumPy >= 2.1 and JAX (CPU)
+# setup_venv.sh DIR: a virtual environment at DIR, made from /usr/bin/python3, with NumPy >= 2.1, JAX (CPU) and safetensors
 # for the DLPack interop tests (meson setup -Dinterop_venv=DIR/bin/python). Installs python3-venv and
 # python3-dev with apt-get when they are missing (needs root). Running it again changes nothing that is
 # already there. Prints the venv's python as the last line of stdout; everything else goes to stderr.
@@ -44,11 +44,11 @@ fi
 # Install only when something is missing or too old, so that a second run needs no network.
 if ! "$py" - <<'PY' >/dev/null 2>&1
 import sys
-import numpy, jax, jax.dlpack  # noqa: F401
+import numpy, jax, jax.dlpack, safetensors.numpy  # noqa: F401
 major, minor = (int(x) for x in numpy.__version__.split(".")[:2])
 sys.exit(0 if (major, minor) >= (2, 1) else 1)
 PY
 then
-    "$py" -m pip install -q --disable-pip-version-check 'numpy>=2.1' 'jax[cpu]' >&2
+    "$py" -m pip install -q --disable-pip-version-check 'numpy>=2.1' 'jax[cpu]' safetensors >&2
 fi
 echo "$py"
