@@ -11,7 +11,7 @@
  *   ops        issue 13's rows: th_f32_add_out of TRANSFER_MIB (3 bytes moved per 2 a cudaMemcpy moves) against
  *              a device-to-device cudaMemcpy; a 4-element th_f32_add_out, launch included, against an empty
  *              kernel's launch; th_f32_mm at 4096^3 against cublasSgemm on the same buffers, and at 256^3 the
- *              host's time per call
+ *              host's time per call; sums of a 16384^2 f32 matrix (all, dim 0, dim 1) against the copy's rate
  *
  * Usage: cuda_bench [--test] [--peer FILE] [TRANSFER_MIB [SIDE]]   (defaults 1024 MiB and 8192)
  * FILE holds "key value" lines from cuda_torch.py. Without a usable device it says why and exits 0, or 77 with
@@ -255,6 +255,7 @@ static timing host_us(void (*op)(void *), void *arg, int reps, cudaStream_t stre
 
 typedef struct ops_args {
     th_f32_tensor *out, *a, *b;
+    int64_t dim; /* the sum rows: -1 for all */
     void *d, *s;
     size_t nbytes;
     cudaStream_t stream;
@@ -266,6 +267,12 @@ static void op_add(void *p)
 {
     ops_args *x = p;
     MUST(th_f32_add_out(x->out, x->a, x->b) == TH_OK, "th_f32_add_out");
+}
+static void op_sum(void *p)
+{
+    ops_args *x = p;
+    MUST((x->dim < 0 ? th_f32_sum_all_out(x->out, x->a) : th_f32_sum_dim_out(x->out, x->a, x->dim, false)) == TH_OK,
+         "th_f32_sum");
 }
 static void op_memcpy(void *p)
 {
@@ -292,13 +299,48 @@ static void op_sgemm(void *p)
          "cublasSgemm");
 }
 
+/* Sums of a side^2 f32 matrix (all, over dim 0, over dim 1): bytes read per second against a device-to-device
+ * cudaMemcpy's bytes read plus written per second, the memory's rate as the add row counts it. */
+static void bench_sums(bool test, cudaStream_t cs)
+{
+    int64_t side = test ? 64 : 16384, sq[2] = {side, side}, one = side;
+    ops_args x = {NULL, th_f32_cuda_full(0, 2, sq, 0.5f), th_f32_cuda_empty(0, 2, sq), 0, NULL, NULL,
+                  (size_t)(side * side) * sizeof(float), cs, NULL, 0};
+    MUST(x.a && x.b, "the sum tensors");
+    x.d = th_f32_data(x.b);
+    x.s = th_f32_data(x.a);
+    timing copy = events_ms(op_memcpy, &x, test ? 1 : 5, cs);
+    double copy_gbps = 2.0 * (double)x.nbytes / (copy.best * 1e6);
+    char title[64];
+    snprintf(title, sizeof title, "sum of %lld^2 f32 (GB/s read)", (long long)side);
+    header(title);
+    static const char *const rows[3] = {"th_f32_sum_all_out", "th_f32_sum_dim_out, dim 0", "th_f32_sum_dim_out, dim 1"};
+    static const char *const keys[3] = {"torch_sum_all", "torch_sum_dim0", "torch_sum_dim1"};
+    for (int k = 0; k < 3; k++) {
+        x.dim = k - 1;
+        x.out = x.dim < 0 ? th_f32_cuda_empty(0, 0, NULL) : th_f32_cuda_empty(0, 1, &one);
+        MUST(x.out, "the sum's result");
+        timing sum = events_ms(op_sum, &x, test ? 1 : 5, cs);
+        double gbps = (double)x.nbytes / (sum.best * 1e6);
+        printf("%-34s", rows[k]);
+        cell(gbps, "%.1f");
+        cell(copy_gbps, "%.1f");
+        cell(peer(keys[k]), "%.1f");
+        printf(" %7.2fx  at least 85%% of the memory's rate: %s; ahead of PyTorch: %s\n", gbps / copy_gbps,
+               verdict(gbps >= 0.85 * copy_gbps), peer(keys[k]) < 0 ? "n/a" : gbps > peer(keys[k]) ? "yes" : "no");
+        th_f32_release(x.out);
+    }
+    th_f32_release(x.a);
+    th_f32_release(x.b);
+}
+
 static void bench_ops(bool test, long mib, cudaStream_t cs)
 {
     /* f32 add: bandwidth counted as bytes moved (two read, one written) against a copy's (one read, one
      * written), so a kernel at the memory's limit reaches 100%. */
     int64_t n = (int64_t)(((size_t)mib << 20) / sizeof(float));
     ops_args x = {th_f32_cuda_empty(0, 1, &n), th_f32_cuda_full(0, 1, &n, 1.0f), th_f32_cuda_full(0, 1, &n, 2.0f),
-                  NULL, NULL, (size_t)n * sizeof(float), cs, NULL, 0};
+                  0, NULL, NULL, (size_t)n * sizeof(float), cs, NULL, 0};
     MUST(x.out && x.a && x.b, "the add tensors");
     x.d = th_f32_data(x.out);
     x.s = th_f32_data(x.a);
@@ -320,7 +362,7 @@ static void bench_ops(bool test, long mib, cudaStream_t cs)
     /* A tiny op, launch included, on the host's clock, against an empty kernel's launch. */
     int64_t four = 4;
     ops_args t = {th_f32_cuda_empty(0, 1, &four), th_f32_cuda_full(0, 1, &four, 1.0f),
-                  th_f32_cuda_full(0, 1, &four, 2.0f), NULL, NULL, 0, cs, NULL, 0};
+                  th_f32_cuda_full(0, 1, &four, 2.0f), 0, NULL, NULL, 0, cs, NULL, 0};
     MUST(t.out && t.a && t.b, "the tiny tensors");
     timing tiny = host_us(op_add, &t, test ? 10 : 2000, cs), empty = host_us(op_empty, &t, test ? 10 : 2000, cs);
     header("4-element add, launch included (us)");
@@ -370,6 +412,7 @@ static void bench_ops(bool test, long mib, cudaStream_t cs)
         th_f32_release(x.b);
     }
     MUST(cublasDestroy(x.blas) == CUBLAS_STATUS_SUCCESS, "cublasDestroy");
+    bench_sums(test, cs);
 }
 
 static void header(const char *what)

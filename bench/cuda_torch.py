@@ -104,6 +104,12 @@ def main():
         torch.cuda.synchronize()
         best = min(best, (time.perf_counter_ns() - t0) / 1e3 / 2000)
     print(f"torch_tiny_add {best:.2f}")
+    # Sums of a 16384^2 f32 matrix: bytes read per second.
+    m = torch.full((16384, 16384), 0.5, device="cuda")
+    for key, fn in (("torch_sum_all", lambda: torch.sum(m)), ("torch_sum_dim0", lambda: torch.sum(m, 0)),
+                    ("torch_sum_dim1", lambda: torch.sum(m, 1))):
+        print(f"{key} {m.numel() * 4 / (event_ms(fn, 5) * 1e6):.1f}")
+    del m
     torch.backends.cuda.matmul.allow_tf32 = False  # as th_cuda's default
     a, b = torch.full((4096, 4096), 0.5, device="cuda"), torch.full((4096, 4096), 0.25, device="cuda")
     out = torch.empty((4096, 4096), device="cuda")

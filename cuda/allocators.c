@@ -115,6 +115,14 @@ int th_cuda_record_stream(const th_tensor *t, th_cuda_stream *stream)
                                           th_cuda_stream_handle(stream));
 }
 
+int th__cuda_allocators_forget_stream(int device, void *stream)
+{
+    /* No allocator yet: no block can have recorded the stream. */
+    if (!th__caching) return TH_OK;
+    th__cuda_caching_dev *dev = th__cuda_caching_dev_get(th__caching, device);
+    return dev ? th__cuda_caching_forget_stream(dev, stream) : th_last_status();
+}
+
 int th_cuda_empty_cache(int device)
 {
     const char *fn = "th_cuda_empty_cache";

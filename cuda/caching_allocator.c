@@ -1067,6 +1067,21 @@ int th__cuda_caching_record_stream(th__cuda_caching_dev *dev, void *ptr, void *s
     return rc;
 }
 
+int th__cuda_caching_forget_stream(th__cuda_caching_dev *dev, void *stream)
+{
+    if (!dev) return th_set_error(TH_ERR_INVALID, "th__cuda_caching_forget_stream", "NULL device allocator");
+    lock(dev);
+    for (size_t i = 0; i < dev->nbuckets; i++)
+        for (th__cuda_block *b = dev->buckets[i]; b; b = b->hash_next)
+            for (int k = 0; k < b->n_uses; k++)
+                if (b->uses[k] == stream) {
+                    b->uses[k] = b->uses[--b->n_uses];
+                    break; /* each stream is listed once */
+                }
+    unlock(dev);
+    return TH_OK;
+}
+
 int th__cuda_caching_empty_cache(th__cuda_caching_dev *dev)
 {
     static const char fn[] = "th__cuda_caching_empty_cache";

@@ -20,7 +20,8 @@
  *   Merge:     a freed block merges with its free neighbours of the same segment.
  *   Streams:   th__cuda_caching_record_stream(d, ptr, s) marks a block as used on another stream s. Its
  *              free then records an event on each such stream, and the block returns to its pool only
- *              when all those events have completed (polled at every allocation, never waited for).
+ *              when all those events have completed (polled at every allocation, never waited for). A
+ *              stream that is destroyed is forgotten first (th__cuda_caching_forget_stream).
  *   OOM:       when the backend's malloc fails with its oom_code: the device is synchronised (every event
  *              completes, so blocks waiting on other streams return to their pools) and the pool is searched
  *              again; if still nothing fits, every free segment of the device is released (a free segment
@@ -133,6 +134,10 @@ int th__cuda_caching_release(th__cuda_caching_dev *dev, void *ptr);
  * recorded on stream, and the block is reused only when it has completed. The block's own stream is
  * ignored. A no-op without caching (a backend free synchronises). */
 int th__cuda_caching_record_stream(th__cuda_caching_dev *dev, void *ptr, void *stream);
+/* Forgets stream in every block's uses, for a stream about to be destroyed whose work is done (the caller
+ * synchronised it): without this, a block marked as used on it would record an event on a destroyed stream
+ * at its release, which crashes the driver. Its own blocks stay in their pools. */
+int th__cuda_caching_forget_stream(th__cuda_caching_dev *dev, void *stream);
 /* Waits for pending events, then releases every free segment to the backend. */
 int th__cuda_caching_empty_cache(th__cuda_caching_dev *dev);
 

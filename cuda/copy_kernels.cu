@@ -2,7 +2,8 @@
 //
 // The index math (index_math.h) and the conversions (convert.h) are the plain C the host tests check against
 // th_tensor_copy; this file only launches them: a grid-stride loop over the elements, the 32-bit index path
-// where the plan allows, and a conversion-free path (a move of the element's bytes) for equal dtypes.
+// where the plan allows, a conversion-free path (a move of the element's bytes) for equal dtypes, and a tiled
+// kernel for transposes of equal dtypes.
 #include "tensor.h"
 
 #include "convert.h"
@@ -69,6 +70,62 @@ cudaError_t launch(const th__cuda_copy_plan &p, const unsigned char *src, unsign
     return cudaGetLastError();
 }
 
+// An element of Bytes bytes, moved as one value (the tiled transpose's typed loads and stores).
+template <int Bytes> struct elem_of;
+template <> struct elem_of<1> { typedef unsigned char type; };
+template <> struct elem_of<2> { typedef unsigned short type; };
+template <> struct elem_of<4> { typedef unsigned int type; };
+template <> struct elem_of<8> { typedef unsigned long long type; };
+template <> struct elem_of<16> { typedef ulonglong2 type; };
+
+// A transposing copy through shared memory: element (b, i, j) is at b s_b + i Bytes + j s_j in src (dense along
+// i) and at b d_b + i d_i + j Bytes in dst (dense along j). The generic kernel reads such a src a column at a
+// time, each warp's 32 reads in 32 memory segments (an 8192^2 f32 transpose at 12% of a device copy's rate on an
+// H200); here a 32 x 32 tile is read along i and written along j, both coalesced. The tile's row is padded by
+// one element so that a warp reading a column of it hits 32 banks.
+template <int Bytes>
+__global__ void transpose_kernel(const unsigned char *src, unsigned char *dst, int64_t batch, int64_t ni,
+                                 int64_t nj, int64_t s_b, int64_t s_j, int64_t d_b, int64_t d_i)
+{
+    typedef typename elem_of<Bytes>::type T;
+    __shared__ T tile[32][33];
+    for (int64_t b = blockIdx.z; b < batch; b += gridDim.z)
+        for (int64_t i0 = (int64_t)blockIdx.x * 32; i0 < ni; i0 += (int64_t)gridDim.x * 32)
+            for (int64_t j0 = (int64_t)blockIdx.y * 32; j0 < nj; j0 += (int64_t)gridDim.y * 32) {
+                const int64_t i = i0 + threadIdx.x;
+                for (int k = threadIdx.y; k < 32; k += blockDim.y)
+                    if (i < ni && j0 + k < nj)
+                        tile[k][threadIdx.x] = *(const T *)(const void *)(src + b * s_b + i * Bytes + (j0 + k) * s_j);
+                __syncthreads();
+                const int64_t j = j0 + threadIdx.x;
+                for (int k = threadIdx.y; k < 32; k += blockDim.y)
+                    if (i0 + k < ni && j < nj)
+                        *(T *)(void *)(dst + b * d_b + (i0 + k) * d_i + j * Bytes) = tile[threadIdx.x][k];
+                __syncthreads();
+            }
+}
+
+// The plan is a transpose (the last two dims dense in src along one and in dst along the other, at most one
+// batch dim outside them) of equal dtypes, every address aligned for a typed move: launched as one.
+template <int Bytes>
+bool try_transpose(const th__cuda_copy_plan &p, const unsigned char *src, unsigned char *dst, cudaStream_t s)
+{
+    if (p.ndim < 2 || p.ndim > 3) return false;
+    const int pi = p.ndim - 2, qj = p.ndim - 1;
+    if (p.src_strides[pi] != Bytes || p.dst_strides[qj] != Bytes) return false;
+    int64_t all = (int64_t)(uintptr_t)src | (int64_t)(uintptr_t)dst;
+    for (int k = 0; k < p.ndim; k++) all |= p.src_strides[k] | p.dst_strides[k];
+    if (all % Bytes) return false;
+    const int64_t batch = p.ndim == 3 ? p.sizes[0] : 1;
+    const int64_t s_b = p.ndim == 3 ? p.src_strides[0] : 0, d_b = p.ndim == 3 ? p.dst_strides[0] : 0;
+    const int64_t ti = (p.sizes[pi] + 31) / 32, tj = (p.sizes[qj] + 31) / 32;
+    dim3 grid((unsigned)(ti < 65535 ? ti : 65535), (unsigned)(tj < 65535 ? tj : 65535),
+              (unsigned)(batch < 65535 ? batch : 65535));
+    transpose_kernel<Bytes><<<grid, dim3(32, 8), 0, s>>>(src, dst, batch, p.sizes[pi], p.sizes[qj], s_b,
+                                                         p.src_strides[qj], d_b, p.dst_strides[pi]);
+    return true;
+}
+
 template <int Bytes>
 __global__ void fill_kernel(unsigned char *dst, int64_t n, th__cv_c128 value)
 {
@@ -90,6 +147,17 @@ extern "C" int th__cuda_launch_copy(const th__cuda_copy_plan *plan, const void *
     const unsigned char *s = (const unsigned char *)src;
     unsigned char *d = (unsigned char *)dst;
     cudaStream_t st = (cudaStream_t)stream;
+    bool tiled = false;
+    (void)cudaGetLastError(); // as in launch(): the result below is this launch's
+    switch (bytes) {
+    case 1: tiled = try_transpose<1>(*plan, s, d, st); break;
+    case 2: tiled = try_transpose<2>(*plan, s, d, st); break;
+    case 4: tiled = try_transpose<4>(*plan, s, d, st); break;
+    case 8: tiled = try_transpose<8>(*plan, s, d, st); break;
+    case 16: tiled = try_transpose<16>(*plan, s, d, st); break;
+    default: break;
+    }
+    if (tiled) return (int)cudaGetLastError();
     return (int)(plan->use32 ? launch<int32_t>(*plan, s, d, st, bytes) : launch<int64_t>(*plan, s, d, st, bytes));
 }
 

@@ -43,6 +43,8 @@ th_tensor *th__cuda_to(const char *fn, const th_tensor *t, int want_dtype, int d
 th_tensor *th__cuda_full(const char *fn, th_dtype dtype, int device, int ndim, const int64_t *sizes,
                          const void *value);
 th_tensor *th__cuda_like(const char *fn, const th_tensor *t, th_dtype dtype, const void *value, bool fill);
+/* The device allocator forgets a stream about to be destroyed, its work done (cuda/allocators.c). */
+int th__cuda_allocators_forget_stream(int device, void *stream);
 int th__cuda_copy(const char *fn, th_tensor *dst, const th_tensor *src);
 int th__cuda_fill(const char *fn, th_tensor *t, const void *value);
 int th__cuda_fill_checked(const char *fn, th_tensor *t, th_dtype dtype, const void *value);

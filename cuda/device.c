@@ -3,6 +3,7 @@
 #include "cuda_internal.h"
 
 #include <cuda_runtime_api.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -13,9 +14,14 @@ struct th_cuda_stream {
 };
 
 /* The process that first used CUDA. A forked child inherits the runtime's state but cannot use it (CUDA does
- * not survive fork), so every entry point compares getpid() with this and refuses in a child. Process-wide
- * and written once: the pid of the process is the same for every thread. */
+ * not survive fork), so every entry point refuses in a child. Process-wide and written once: the pid of the
+ * process is the same for every thread. */
 static _Atomic(pid_t) th__cuda_owner_pid;
+/* Set in a child of fork() made after that first use, by a pthread_atfork handler registered then: the check
+ * every entry point makes is a load rather than a getpid() system call (an op's launch path made four). */
+static atomic_bool th__cuda_forked, th__cuda_atfork_registered; /* without the handler: getpid() each time */
+
+static void th__cuda_after_fork_in_child(void) { atomic_store(&th__cuda_forked, true); }
 
 /* The devices' default streams: constant objects (a NULL handle is CUDA's default stream), so no thread ever
  * writes them; a default stream's device is its index here. */
@@ -56,13 +62,15 @@ const char *th__cuda_forked_reason(void)
         /* The first use in this process: from now on the core accepts CUDA memory from outside and hands
          * ops on it to this companion. */
         if (atomic_compare_exchange_strong(&th__cuda_owner_pid, &expected, getpid())) {
+            atomic_store(&th__cuda_atfork_registered, pthread_atfork(NULL, NULL, th__cuda_after_fork_in_child) == 0);
             th_register_device_memory_check(TH_DEVICE_CUDA, th__cuda_memory_check);
             th_register_device_ops(TH_DEVICE_CUDA, &th__cuda_device_ops);
         }
         return NULL;
     }
-    return owner == getpid() ? NULL
-                             : "CUDA was initialised in a parent process; a forked child cannot use it (CUDA does "
+    const bool forked = atomic_load(&th__cuda_atfork_registered) ? atomic_load(&th__cuda_forked) : owner != getpid();
+    return !forked ? NULL
+                   : "CUDA was initialised in a parent process; a forked child cannot use it (CUDA does "
                                "not survive fork: start the child with exec, or initialise CUDA after forking)";
 }
 
@@ -160,9 +168,15 @@ int th_cuda_stream_free(th_cuda_stream *stream)
             th__current_streams[d] = NULL;
             (void)th__cuda_set_current_stream(d, NULL);
         }
-    cudaError_t e = cudaStreamDestroy(stream->handle);
+    /* Blocks marked as used on the stream (th_cuda_record_stream) would record an event on it at their
+     * release: its work is waited for, then the allocator forgets it, so none refers to a destroyed stream. */
+    cudaError_t e = cudaStreamSynchronize(stream->handle);
+    int status = e == cudaSuccess ? TH_OK : th__cuda_fail("th_cuda_stream_free", (int)e, "cudaStreamSynchronize");
+    if (!status) status = th__cuda_allocators_forget_stream(stream->device, stream->handle);
+    e = cudaStreamDestroy(stream->handle);
+    if (!status && e != cudaSuccess) status = th__cuda_fail("th_cuda_stream_free", (int)e, "cudaStreamDestroy");
     free(stream);
-    return e == cudaSuccess ? TH_OK : th__cuda_fail("th_cuda_stream_free", (int)e, "cudaStreamDestroy");
+    return status;
 }
 
 th_cuda_stream *th_cuda_default_stream(int device)

@@ -127,6 +127,57 @@ template <typename F, typename Index> __global__ void th__ew_kernel(th__cuda_pla
     }
 }
 
+// Plans of at most one dim (every contiguous operand, a scalar broadcast, a strided 1-d view): offsets are
+// products, no divisions, and each thread computes a tile of th__ew_unroll elements a block apart. In a whole
+// tile of operands in memory (no scalar), every load of the tile is issued before the first store: elementwise,
+// one at a time, a store may alias the next element's loads as far as the compiler knows, and a per-element
+// choice between a scalar and memory puts each load behind its own branch; either way a thread had one
+// element's reads in flight, and a 256 MiB f32 add ran at 71% of a device copy's rate on an H200. An element's
+// store still follows its own loads, so exact in-place use stays right.
+const int th__ew_unroll = 4;
+
+template <typename F, typename Index, bool Scalars, bool Full>
+__device__ __forceinline__ void th__ew_tile(const F &f, const th__ew_args &a, const Index *st, int64_t n, int64_t base)
+{
+    typename F::out_t r[th__ew_unroll] = {};
+#pragma unroll
+    for (int u = 0; u < th__ew_unroll; u++) {
+        const int64_t i = base + (int64_t)u * blockDim.x;
+        if (Full || i < n) {
+            const char *x[3] = {nullptr, nullptr, nullptr};
+            for (int k = 0; k < F::nin; k++)
+                x[k] = Scalars && (a.scalar_mask >> k & 1u) ? (const char *)a.value[k].bytes
+                                                             : a.in[k] + (Index)i * st[k + 1];
+            r[u] = f(x, a.params.bytes);
+        }
+    }
+#pragma unroll
+    for (int u = 0; u < th__ew_unroll; u++) {
+        const int64_t i = base + (int64_t)u * blockDim.x;
+        if (Full || i < n) *(typename F::out_t *)(void *)(a.out + (Index)i * st[0]) = r[u];
+    }
+}
+
+// What a plan of at most one dim comes to: 40 bytes of kernel parameters instead of th__cuda_plan's 744, which
+// the driver copies at every launch (a tiny op's launch is most of its time).
+struct th__ew_line {
+    int64_t numel;
+    int64_t strides[TH_CUDA_PLAN_MAX_OPS]; // bytes; 0 for a single element
+};
+
+template <typename F, typename Index> __global__ void th__ew_kernel_linear(th__ew_line p, th__ew_args a)
+{
+    const F f = F();
+    Index st[TH_CUDA_PLAN_MAX_OPS];
+    for (int k = 0; k < TH_CUDA_PLAN_MAX_OPS; k++) st[k] = (Index)p.strides[k];
+    const int64_t n = p.numel, step = (int64_t)gridDim.x * blockDim.x * th__ew_unroll;
+    for (int64_t base = (int64_t)blockIdx.x * blockDim.x * th__ew_unroll + threadIdx.x; base < n; base += step) {
+        if (a.scalar_mask) th__ew_tile<F, Index, true, false>(f, a, st, n, base);
+        else if (base + (int64_t)(th__ew_unroll - 1) * blockDim.x < n) th__ew_tile<F, Index, false, true>(f, a, st, n, base);
+        else th__ew_tile<F, Index, false, false>(f, a, st, n, base);
+    }
+}
+
 } // namespace
 
 template <typename F>
@@ -147,11 +198,18 @@ int th__cuda_ew_launch(const th__cuda_plan *plan, char *const *data, const void 
     }
     if (F::params_bytes) memcpy(a.params.bytes, params, F::params_bytes);
     const int threads = 256;
-    long long blocks = (plan->numel + threads - 1) / threads;
+    const bool linear = plan->ndim <= 1;
+    const long long per_block = linear ? threads * th__ew_unroll : threads;
+    long long blocks = (plan->numel + per_block - 1) / per_block;
     if (blocks > 65535LL * 32) blocks = 65535LL * 32; // the loop strides over the rest
     cudaStream_t s = (cudaStream_t)stream;
     (void)cudaGetLastError(); // the result below is this launch's, not an earlier query's
-    if (plan->use32) th__ew_kernel<F, int32_t><<<(unsigned)blocks, threads, 0, s>>>(*plan, a);
+    th__ew_line line;
+    line.numel = plan->numel;
+    for (int k = 0; k < TH_CUDA_PLAN_MAX_OPS; k++) line.strides[k] = plan->ndim ? plan->strides[0][k] : 0;
+    if (linear && plan->use32) th__ew_kernel_linear<F, int32_t><<<(unsigned)blocks, threads, 0, s>>>(line, a);
+    else if (linear) th__ew_kernel_linear<F, int64_t><<<(unsigned)blocks, threads, 0, s>>>(line, a);
+    else if (plan->use32) th__ew_kernel<F, int32_t><<<(unsigned)blocks, threads, 0, s>>>(*plan, a);
     else th__ew_kernel<F, int64_t><<<(unsigned)blocks, threads, 0, s>>>(*plan, a);
     return (int)cudaGetLastError();
 }

@@ -263,7 +263,7 @@ static int th__ipc_take_list(th__ipc_cursor *c, const char *key, bool is_signed,
         /* "-0" has no business in a canonical text: refused like a leading zero */
         bool neg = is_signed && c->p < c->end && *c->p == '-' && !(c->p + 1 < c->end && c->p[1] == '0');
         if (neg) c->p++;
-        uint64_t v;
+        uint64_t v = 0; /* set by th__ipc_take_number whenever it succeeds; gcc -O3 cannot see that */
         rc = th__ipc_take_number(c, key, INT64_MAX, &v);
         if (rc) return rc;
         vals[(*n)++] = neg ? -(int64_t)v : (int64_t)v;

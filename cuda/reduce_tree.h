@@ -470,6 +470,34 @@ TH__HD void th__cuda_red_finish(const th__cuda_red_op *op, int dt, int cls, cons
 
 /* ---- one thread's work --------------------------------------------------------------------------------- */
 
+#ifdef __CUDA_ARCH__
+/* On the device the elements of a batch are read before any of them is folded. The folds keep their order (the
+ * bits are the tree's, as on the host), but a thread then has TH__CUDA_RED_BATCH reads in flight instead of one:
+ * a 16384^2 f32 sum on an H200 went from 0.21 to 0.37 of a device copy's rate. (A separate loop for plain sums,
+ * loading doubles and adding them, measured slower, 0.23: nvcc moved each load back next to its add.) */
+enum { TH__CUDA_RED_BATCH = 8 };
+typedef union th__cuda_red_elem {
+    unsigned char b[16];
+    unsigned short h;
+    unsigned int w;
+    unsigned long long d[2];
+} th__cuda_red_elem;
+
+__device__ static inline void th__cuda_red_fetch(th__cuda_red_elem *e, const unsigned char *p, int dt)
+{
+    switch (dt) {
+    case TH_BOOL: case TH_U8: case TH_I8: e->b[0] = __ldg(p); break;
+    case TH_I16: case TH_F16: case TH_BF16: e->h = __ldg((const unsigned short *)p); break;
+    case TH_I32: case TH_F32: e->w = __ldg((const unsigned int *)p); break;
+    case TH_C128:
+        e->d[0] = __ldg((const unsigned long long *)p);
+        e->d[1] = __ldg((const unsigned long long *)p + 1);
+        break;
+    default: e->d[0] = __ldg((const unsigned long long *)p); break; /* i64, f64, c64 */
+    }
+}
+#endif
+
 /* Thread t (0 <= t < numel_out x parts) of level lv: folds its part of its output's run, then stores the partial
  * or, at the last level, the result. dt and cls are op's dtype and class, passed apart so that a kernel
  * instantiated for them has them as constants. */
@@ -487,7 +515,24 @@ TH__HD void th__cuda_red_step(const th__cuda_reduce_plan *plan, const th__cuda_r
     th__cuda_red_acc a = th__cuda_red_identity(op, cls);
     const int64_t psize = th__cuda_red_part_size(cls);
     if (lv->first) {
-        for (int64_t k = 0; k < count; k++) {
+        int64_t k = 0;
+#ifdef __CUDA_ARCH__
+        if (op->aligned) {
+            th__cuda_red_op local = *op;
+            local.aligned = false; /* the folds read the batch's registers, not global memory */
+            for (; k + TH__CUDA_RED_BATCH <= count; k += TH__CUDA_RED_BATCH) {
+                th__cuda_red_elem e[TH__CUDA_RED_BATCH];
+#pragma unroll
+                for (int u = 0; u < TH__CUDA_RED_BATCH; u++)
+                    th__cuda_red_fetch(&e[u], ptrs->in + in_off + th__cuda_reduce_in_offset(plan, start + (k + u) * stride),
+                                       dt);
+#pragma unroll
+                for (int u = 0; u < TH__CUDA_RED_BATCH; u++)
+                    th__cuda_red_accumulate(&local, dt, cls, &a, e[u].b, start + (k + u) * stride, centre);
+            }
+        }
+#endif
+        for (; k < count; k++) {
             const int64_t j = start + k * stride;
             th__cuda_red_accumulate(op, dt, cls, &a, ptrs->in + in_off + th__cuda_reduce_in_offset(plan, j), j, centre);
         }

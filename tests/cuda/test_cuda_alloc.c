@@ -435,6 +435,32 @@ static void test_record_stream(void)
     env_end(&e);
 }
 
+/* A stream destroyed while a block is marked as used on it (th_cuda_stream_free, after synchronising it): the
+ * allocator forgets it, so the block's release records no event on it and the block is free at once; marks on
+ * other streams stay. */
+static void test_forget_stream(void)
+{
+    test_env e = env_new(1, 0, NULL);
+    void *s1 = fake_stream_new(e.f, 0), *s2 = fake_stream_new(e.f, 0), *s3 = fake_stream_new(e.f, 0);
+    char *p = env_alloc(&e, 512, s1), *q = env_alloc(&e, 512, s1);
+    CHECK_INT_EQ(th__cuda_caching_record_stream(e.d, p, s2), 0);
+    CHECK_INT_EQ(th__cuda_caching_record_stream(e.d, q, s2), 0);
+    CHECK_INT_EQ(th__cuda_caching_record_stream(e.d, q, s3), 0);
+    CHECK_INT_EQ(th__cuda_caching_forget_stream(e.d, s2), 0);
+    env_free(&e, p);
+    CHECK_INT_EQ(fake_stream_recorded(e.f, 0, s2), 0);
+    CHECK_INT_EQ(block_at(e.d, p, NULL).state, TH__CUDA_BLOCK_FREE);
+    env_free(&e, q); /* still waits for s3 */
+    CHECK_INT_EQ(fake_stream_recorded(e.f, 0, s2), 0);
+    CHECK_INT_EQ(fake_stream_recorded(e.f, 0, s3), 1);
+    CHECK_INT_EQ(block_at(e.d, q, NULL).state, TH__CUDA_BLOCK_PENDING);
+    CHECK_FAILS(th__cuda_caching_forget_stream(NULL, s2), TH_ERR_INVALID, "th__cuda_caching_forget_stream",
+                "NULL device allocator");
+    fake_stream_complete(e.f, 0, s3);
+    check_stats_walk(&e, e.d, 0);
+    env_end(&e);
+}
+
 /* The out-of-memory sequence: synchronise, look again, release free segments, retry once; the message. */
 static void test_oom(void)
 {
@@ -842,6 +868,7 @@ int main(void)
     test_oversize();
     test_streams();
     test_record_stream();
+    test_forget_stream();
     test_oom();
     test_backend_errors();
     test_stats();

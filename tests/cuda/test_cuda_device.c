@@ -1,11 +1,16 @@
 /* tests/cuda/test_cuda_device.c: the companion on a real device: devices, streams, copies of every dtype pair
  * between host and device against th_tensor_copy. A plain C program linked against th_cuda; without a usable
  * device it says why and exits 77, Meson's skip. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* fork, waitpid */
+#endif
 #include "tensor.h"
 #include "th_cuda.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int failures, checks;
 
@@ -20,6 +25,20 @@ static int failures, checks;
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IONBF, 0); /* what was checked before a crash is in the log */
+    /* A child forked after the companion's first use refuses every call, saying why, device or not. */
+    CHECK(th_cuda_init() == TH_OK);
+    pid_t child = fork();
+    if (child == 0) {
+        const bool refused = th_cuda_init() == TH_ERR_DEVICE && strstr(th_last_error(), "forked child") != NULL &&
+                             th_cuda_device_count() == 0 && th_cuda_set_device(0) == TH_ERR_DEVICE &&
+                             strstr(th_last_error(), "th_cuda_set_device") != NULL;
+        _exit(refused ? 0 : 1);
+    }
+    int child_status = -1;
+    CHECK(child > 0 && waitpid(child, &child_status, 0) == child && WIFEXITED(child_status) &&
+          WEXITSTATUS(child_status) == 0);
+    CHECK(th_cuda_init() == TH_OK); /* the parent is unaffected */
     int n = th_cuda_device_count();
     if (n == 0) {
         const char *why = th_cuda_unavailable_reason();

@@ -108,6 +108,7 @@ static th_f32_tensor *step(run *r, th_f32_tensor *x, int iteration, bool gated)
     int slot = iteration % RING;
     if (gated) {
         atomic_store(&gate_open, 0);
+        atomic_store(&gate_timed_out, 0);
         CHECK(cudaLaunchHostFunc((cudaStream_t)th_cuda_stream_handle(r->b), gate, NULL) == cudaSuccess);
     }
     /* B reads x after A has written it, transposed (a strided read: the kernel, not a memcpy). */
@@ -115,15 +116,25 @@ static th_f32_tensor *step(run *r, th_f32_tensor *x, int iteration, bool gated)
     CHECK(th_cuda_set_current_stream(r->b) == TH_OK);
     th_f32_tensor *xt = th_f32_transpose(x, 0, 1);
     th_f32_tensor *dst = th_f32_select(r->ring, 0, slot);
+    const double t_copy = now_s();
     CHECK(xt && dst && th_cuda_copy(th_f32_base(dst), th_f32_base(xt)) == TH_OK);
+    if (gated && now_s() - t_copy > 1.0) printf("iteration %d: queueing B's copy waited %.1f s for B\n", iteration,
+                                                now_s() - t_copy);
     r->iteration_of[slot] = iteration;
     CHECK(th_cuda_record_stream(th_f32_base(x), r->b) == TH_OK);
     const void *old = th_f32_data(x);
+    const double t_free = now_s();
     th_f32_release(dst);
     th_f32_release(xt);
     th_f32_release(x);
+    if (gated && now_s() - t_free > 1.0) printf("iteration %d: the release of x waited %.1f s for B\n", iteration,
+                                                now_s() - t_free);
 
+    const double t_made = now_s();
     th_f32_tensor *next = make_x(r, iteration + 1);
+    /* A call that waits for B while B is held shows as a gate timeout below: say which one waited. */
+    if (gated && now_s() - t_made > 1.0) printf("iteration %d: the allocation on A waited %.1f s for B\n", iteration,
+                                                now_s() - t_made);
     CHECK(next != NULL);
     if (!next) return NULL;
     cudaError_t q = cudaStreamQuery((cudaStream_t)th_cuda_stream_handle(r->b));
@@ -140,7 +151,9 @@ static th_f32_tensor *step(run *r, th_f32_tensor *x, int iteration, bool gated)
         CHECK(th_f32_data(next) != old);
         /* A's fill of the new block is done before B copies the old one: had they been one block, B would
          * copy the new value. */
+        const double t_sync = now_s();
         CHECK(th_cuda_stream_synchronize(r->a) == TH_OK);
+        if (now_s() - t_sync > 1.0) printf("iteration %d: synchronising A waited %.1f s for B\n", iteration, now_s() - t_sync);
         atomic_store(&gate_open, 1);
         CHECK(th_cuda_stream_synchronize(r->b) == TH_OK);
         CHECK(!atomic_load(&gate_timed_out));
@@ -150,6 +163,7 @@ static th_f32_tensor *step(run *r, th_f32_tensor *x, int iteration, bool gated)
 
 int main(int argc, char **argv)
 {
+    setvbuf(stdout, NULL, _IONBF, 0); /* what was checked before a hang or a crash is in the log */
     int n = th_cuda_device_count();
     if (n == 0) {
         const char *why = th_cuda_unavailable_reason();
@@ -175,10 +189,16 @@ int main(int argc, char **argv)
     th_cuda_memory_stats base;
     CHECK(th_cuda_get_memory_stats(0, &base) == TH_OK);
 
+    /* The held iterations come after two free-running ones. CUDA loads kernels lazily, at their first launch
+     * (CUDA_MODULE_LOADING=LAZY, the default since 12.2), and a load may wait for the whole device: the copy
+     * kernel's first launch behind a held gate then waits for the gate (seen on an H200: A's synchronisation
+     * waited the full 10 s in the first held iteration, and never with CUDA_MODULE_LOADING=EAGER). The test is
+     * about record_stream, so every kernel it uses is loaded before B is held. */
     th_f32_tensor *x = make_x(&r, 0);
+    const int warm = 2;
     int held = caching ? 16 : 0, done = 0;
     for (int i = 0; x && i < iterations; i++) {
-        x = step(&r, x, i, i < held);
+        x = step(&r, x, i, i >= warm && i < warm + held);
         done = i + 1;
         if (done % RING == 0 || done == iterations) {
             CHECK(th_cuda_stream_synchronize(r.b) == TH_OK);
