@@ -12,60 +12,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "../check.h"
 
-#include <errno.h>
-#include <spawn.h>
-#include <stdlib.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
+#include "peer_files.h"
 
-extern char **environ;
+#include <sys/stat.h>
 
 static const char *dir;
-
-static int run_script(const char *python, const char *script, const char *verb)
-{
-    char *argv[] = {(char *)python, (char *)script, (char *)verb, (char *)dir, NULL};
-    pid_t pid;
-    int rc = posix_spawn(&pid, python, NULL, NULL, argv, environ);
-    if (rc != 0) {
-        fprintf(stderr, "npy_files: cannot run %s: %s\n", python, strerror(rc));
-        return 1;
-    }
-    int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) return 1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-}
-
-static void *read_all(const char *path, long *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    *n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *buf = malloc(*n ? (size_t)*n : 1);
-    if (buf && fread(buf, 1, (size_t)*n, f) != (size_t)*n) {
-        free(buf);
-        buf = NULL;
-    }
-    fclose(f);
-    return buf;
-}
-
-/* A C-contiguous copy of t, through the library's own copy. */
-static th_tensor *contiguous(const th_tensor *t)
-{
-    size_t es = th_dtype_info(th_tensor_dtype(t))->size;
-    th_storage *s = th_storage_new(th_tensor_numel(t) * (int64_t)es, NULL, NULL);
-    th_tensor *c = th_tensor_new_with_storage(th_tensor_dtype(t), s, 0, th_tensor_ndim(t), th_tensor_sizes(t), NULL);
-    th_storage_release(s);
-    if (c && th_tensor_copy(c, t) != TH_OK) {
-        th_tensor_release(c);
-        c = NULL;
-    }
-    return c;
-}
 
 static FILE *out_index;
 
@@ -110,8 +61,8 @@ static void one_case(char *line)
     }
     snprintf(path, sizeof path, "%s/%s.bin", dir, name);
     long n = 0;
-    void *raw = read_all(path, &n);
-    th_tensor *c = contiguous(t);
+    void *raw = peer_read_all(path, &n);
+    th_tensor *c = peer_contiguous(t);
     CHECK(raw && c);
     if (raw && c) {
         size_t es = th_dtype_info(th_tensor_dtype(t))->size;
@@ -173,7 +124,7 @@ int main(int argc, char **argv)
         return 77;
     }
     fflush(stdout);
-    int rc = run_script(argv[2], argv[3], "write");
+    int rc = peer_run("npy_files", argv[2], argv[3], "write", dir);
     if (rc) return rc; /* 77: NumPy missing */
     test_begin();
     char path[4096];
@@ -192,5 +143,5 @@ int main(int argc, char **argv)
     CHECK(cases >= 60);
     if (test_end("npy_files") != 0) return 1;
     fflush(stdout);
-    return run_script(argv[2], argv[3], "check");
+    return peer_run("npy_files", argv[2], argv[3], "check", dir);
 }

@@ -1,0 +1,62 @@
+/* tests/numpy/peer_files.h: what the file-format peer tests (npy_files.c, safetensors_files.c) share: running
+ * their Python side, reading a whole file, and a C-contiguous copy through the library's own copy. Include it
+ * after check.h, with _POSIX_C_SOURCE 200809L defined first (posix_spawn). */
+#ifndef TH_TESTS_PEER_FILES_H
+#define TH_TESTS_PEER_FILES_H
+
+#include <errno.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+/* `python script verb dir`; its exit status (1 when it cannot run or does not exit), as the caller's test name
+ * says when it cannot start. */
+static int peer_run(const char *test, const char *python, const char *script, const char *verb, const char *dir)
+{
+    char *argv[] = {(char *)python, (char *)script, (char *)verb, (char *)dir, NULL};
+    pid_t pid;
+    int rc = posix_spawn(&pid, python, NULL, NULL, argv, environ);
+    if (rc != 0) {
+        fprintf(stderr, "%s: cannot run %s: %s\n", test, python, strerror(rc));
+        return 1;
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) return 1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* The whole file, malloc'd (NULL when it cannot be read); its size in *n. */
+static void *peer_read_all(const char *path, long *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    *n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *buf = malloc(*n ? (size_t)*n : 1);
+    if (buf && fread(buf, 1, (size_t)*n, f) != (size_t)*n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+/* A C-contiguous copy of t, through the library's own copy. */
+static th_tensor *peer_contiguous(const th_tensor *t)
+{
+    size_t es = th_dtype_info(th_tensor_dtype(t))->size;
+    th_storage *s = th_storage_new(th_tensor_numel(t) * (int64_t)es, NULL, NULL);
+    th_tensor *c = th_tensor_new_with_storage(th_tensor_dtype(t), s, 0, th_tensor_ndim(t), th_tensor_sizes(t), NULL);
+    th_storage_release(s);
+    if (c && th_tensor_copy(c, t) != TH_OK) {
+        th_tensor_release(c);
+        c = NULL;
+    }
+    return c;
+}
+
+#endif
