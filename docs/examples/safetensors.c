@@ -12,7 +12,9 @@
 
 int main(void)
 {
-    th_f32_tensor *w = th_f32_reshape(th_f32_arange(0, 6, 1), 2, (int64_t[]){2, 3});
+    th_f32_tensor *line = th_f32_arange(0, 6, 1);
+    th_f32_tensor *w = th_f32_reshape(line, 2, (int64_t[]){2, 3}); /* a view: line's storage, its own header */
+    th_f32_release(line);
     th_i64_tensor *steps = th_i64_full(0, NULL, 1000);
     const char *names[2] = {"layer.weight", "steps"};
     const th_tensor *tensors[2] = {th_f32_base(w), th_i64_base(steps)};
