@@ -28,6 +28,30 @@ static int peer_run(const char *test, const char *python, const char *script, co
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+/* What both tests do first, for `test DIR PYTHON SCRIPT`: checks the arguments and the host, then runs
+ * `PYTHON SCRIPT write DIR`. Returns -1 to go on, else the exit status: 2 for a wrong call, 77 (a skip)
+ * without a Python (an empty PYTHON) or on a big-endian host (the raw files are little-endian), or the
+ * script's status (77 when it cannot import what it compares with). */
+static int peer_start(int argc, char **argv, const char *test, const char *peer)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s DIR PYTHON SCRIPT\n", argv[0]);
+        return 2;
+    }
+    if (argv[2][0] == '\0') {
+        printf("SKIP: no /usr/bin/python3 to compare with %s\n", peer);
+        return 77;
+    }
+    const uint16_t probe = 1;
+    if (*(const unsigned char *)&probe != 1) {
+        printf("SKIP: the raw files are little-endian, this host is not\n");
+        return 77;
+    }
+    fflush(stdout);
+    int rc = peer_run(test, argv[2], argv[3], "write", argv[1]);
+    return rc ? rc : -1;
+}
+
 /* The whole file, malloc'd (NULL when it cannot be read); its size in *n. */
 static void *peer_read_all(const char *path, long *n)
 {

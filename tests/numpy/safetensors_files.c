@@ -144,23 +144,9 @@ static void one_file(const char *file, char lines[][512], int nlines)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s DIR PYTHON SCRIPT\n", argv[0]);
-        return 2;
-    }
-    dir = argv[1];
-    if (argv[2][0] == '\0') {
-        printf("SKIP: no /usr/bin/python3 to compare with the safetensors package\n");
-        return 77;
-    }
-    const uint16_t probe = 1;
-    if (*(const unsigned char *)&probe != 1) {
-        printf("SKIP: the raw files are little-endian, this host is not\n");
-        return 77;
-    }
-    fflush(stdout);
-    int rc = peer_run("safetensors_files", argv[2], argv[3], "write", dir);
-    if (rc) return rc; /* 77: NumPy or the package missing */
+    dir = argc == 4 ? argv[1] : NULL;
+    int rc = peer_start(argc, argv, "safetensors_files", "the safetensors package");
+    if (rc >= 0) return rc; /* 77: NumPy or the package missing */
     test_begin();
     char path[4096];
     snprintf(path, sizeof path, "%s/out", dir);
