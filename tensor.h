@@ -74,6 +74,7 @@ extern "C" {
 #include "core/error.h"    /* th_status, th_last_error, the error hook */
 #include "core/elem.h"     /* float16, bfloat16, complex element types */
 #include "core/dtype.h"    /* th_dtype, its traits, per-dtype type names */
+#include "core/cpu_cache.h" /* the CPU allocator's cache of large freed blocks */
 #include "core/alloc.h"    /* devices and allocators */
 #include "core/storage.h"  /* th_storage: refcounted bytes */
 #include "core/file_map.h" /* files as storages: mapped (Linux), written through a temporary file */

@@ -44,7 +44,8 @@ typedef struct th_allocator {
 
 /* The default CPU allocator: 64-byte aligned; blocks of 4 MiB and more are 2 MiB aligned and asked to be
  * backed by transparent huge pages (unless TH_NO_HUGE_PAGES), which makes fresh large tensors far
- * cheaper to fault in. Its context is unused (pass NULL). */
+ * cheaper to fault in, and freed into a cache of warm blocks (core/cpu_cache.h: th_cpu_cache_set_limit).
+ * Its context is unused (pass NULL). */
 TH_API const th_allocator *th_cpu_allocator(void);
 
 /* The allocator (and context) that th_<sfx>_empty and every other function that makes a new tensor use
@@ -129,7 +130,14 @@ static void *th__cpu_alloc(void *ctx, size_t nbytes)
     if (nbytes > SIZE_MAX - TH__HUGE_PAGE) return NULL;
     if (nbytes < TH__HUGE_THRESHOLD) return th__cpu_alloc_small(nbytes);
     size_t rounded = th__round_up(nbytes, TH__HUGE_PAGE);
-    void *p = aligned_alloc(TH__HUGE_PAGE, rounded);
+    void *p = th__cpu_cache_take(rounded);
+    if (p) return p;
+    p = aligned_alloc(TH__HUGE_PAGE, rounded);
+    if (!p) {
+        /* The cache's blocks may be what the system lacks: give them back and ask again. */
+        th_cpu_cache_empty();
+        p = aligned_alloc(TH__HUGE_PAGE, rounded);
+    }
 #ifdef TH__USE_HUGE_PAGES
     /* Advice only: a kernel without transparent huge pages still hands out ordinary pages. */
     if (p) (void)madvise(p, rounded, MADV_HUGEPAGE);
@@ -141,7 +149,7 @@ static void th__cpu_free(void *ctx, void *ptr, size_t nbytes)
 {
     (void)ctx;
     if (nbytes >= TH__HUGE_THRESHOLD) {
-        free(ptr);
+        th__cpu_cache_give(ptr, th__round_up(nbytes, TH__HUGE_PAGE));
         return;
     }
     char *raw;

@@ -393,6 +393,99 @@ static void test_large_blocks(void)
     th_storage_release(s);
 }
 
+/* The CPU allocator's cache of large blocks: a freed block comes back to the next request of its rounded size,
+ * the limit and the 32 slots bound what it holds, and emptying gives everything back. */
+static void test_cpu_cache(void)
+{
+    const th_allocator *cpu = th_cpu_allocator();
+    const size_t mib = (size_t)1 << 20;
+    CHECK_INT_EQ(th_cpu_cache_set_limit(64 * (int64_t)mib), TH_OK);
+    th_cpu_cache_empty();
+    th_cpu_cache_stats s0 = th_cpu_cache_get_stats();
+    CHECK_INT_EQ(s0.held_bytes, 0);
+    CHECK_INT_EQ(s0.held_blocks, 0);
+    CHECK_INT_EQ(s0.limit, 64 * (int64_t)mib);
+
+    /* 5 MiB rounds to 6 MiB: a request of 5.5 MiB gets the same block back, one of 8 MiB does not. */
+    char *a = (char *)cpu->alloc(NULL, 5 * mib);
+    CHECK(a != NULL);
+    if (!a) return;
+    memset(a, 7, 5 * mib);
+    cpu->free(NULL, a, 5 * mib);
+    th_cpu_cache_stats s1 = th_cpu_cache_get_stats();
+    CHECK_INT_EQ(s1.held_blocks, 1);
+    CHECK_INT_EQ(s1.held_bytes, 6 * (int64_t)mib);
+    char *b = (char *)cpu->alloc(NULL, 8 * mib);
+    CHECK(b != NULL && b != a);
+    char *c = (char *)cpu->alloc(NULL, 5 * mib + mib / 2);
+    CHECK(c == a);
+    th_cpu_cache_stats s2 = th_cpu_cache_get_stats();
+    CHECK_INT_EQ(s2.hits - s1.hits, 1);
+    CHECK_INT_EQ(s2.misses - s1.misses, 1);
+    CHECK_INT_EQ(s2.held_blocks, 0);
+    CHECK(((uintptr_t)c % (2 << 20)) == 0);
+    cpu->free(NULL, c, 5 * mib + mib / 2);
+    cpu->free(NULL, b, 8 * mib);
+
+    /* The most recent block of a size is taken first. */
+    char *d = (char *)cpu->alloc(NULL, 6 * mib);
+    char *e = (char *)cpu->alloc(NULL, 6 * mib);
+    cpu->free(NULL, d, 6 * mib);
+    cpu->free(NULL, e, 6 * mib);
+    char *f = (char *)cpu->alloc(NULL, 6 * mib);
+    CHECK(f == e);
+    cpu->free(NULL, f, 6 * mib);
+
+    /* Over the limit, the oldest blocks go: 64 MiB holds at most ten of 6 MiB; a block larger than the
+     * limit is never kept. */
+    char *many[12];
+    for (int i = 0; i < 12; i++) many[i] = (char *)cpu->alloc(NULL, 6 * mib);
+    for (int i = 0; i < 12; i++) cpu->free(NULL, many[i], 6 * mib);
+    th_cpu_cache_stats s3 = th_cpu_cache_get_stats();
+    CHECK(s3.held_bytes <= 64 * (int64_t)mib);
+    CHECK_INT_EQ(s3.held_blocks, 10);
+    CHECK(s3.evictions > s2.evictions);
+    char *newest = (char *)cpu->alloc(NULL, 6 * mib);
+    CHECK(newest == many[11]);
+    cpu->free(NULL, newest, 6 * mib);
+    char *huge = (char *)cpu->alloc(NULL, 80 * mib);
+    cpu->free(NULL, huge, 80 * mib);
+    CHECK_INT_EQ(th_cpu_cache_get_stats().held_blocks, 10);
+
+    /* More sizes than slots: never more than 32 blocks. */
+    CHECK_INT_EQ(th_cpu_cache_set_limit(512 * (int64_t)mib), TH_OK);
+    char *sizes[40];
+    for (int i = 0; i < 40; i++) sizes[i] = (char *)cpu->alloc(NULL, 4 * mib);
+    for (int i = 0; i < 40; i++) cpu->free(NULL, sizes[i], 4 * mib);
+    CHECK_INT_EQ(th_cpu_cache_get_stats().held_blocks, 32);
+
+    /* Lowering the limit gives back at once; 0 keeps nothing; empty gives back everything. */
+    CHECK_INT_EQ(th_cpu_cache_set_limit(8 * (int64_t)mib), TH_OK);
+    CHECK(th_cpu_cache_get_stats().held_bytes <= 8 * (int64_t)mib);
+    th_cpu_cache_empty();
+    CHECK_INT_EQ(th_cpu_cache_get_stats().held_blocks, 0);
+    CHECK_INT_EQ(th_cpu_cache_set_limit(0), TH_OK);
+    char *g = (char *)cpu->alloc(NULL, 4 * mib);
+    cpu->free(NULL, g, 4 * mib);
+    CHECK_INT_EQ(th_cpu_cache_get_stats().held_blocks, 0);
+
+    /* Tensors go through it: a freed 16 MiB result's block is the next one's. */
+    CHECK_INT_EQ(th_cpu_cache_set_limit(64 * (int64_t)mib), TH_OK);
+    th_set_default_allocator(NULL, NULL);
+    th_f32_tensor *t = th_f32_empty(2, (int64_t[]){1024, 4096});
+    void *where = th_f32_data(t);
+    th_f32_release(t);
+    th_f32_tensor *u = th_f32_zeros(2, (int64_t[]){4096, 1024});
+    CHECK(th_f32_data(u) == where);
+    CHECK(th_f32_numel(u) > 0 && th_f32_data(u)[th_f32_numel(u) - 1] == 0.0f);
+    th_f32_release(u);
+    th_set_default_allocator(th_counting_allocator_get(check_counter), check_counter);
+
+    CHECK_FAILS(th_cpu_cache_set_limit(-1), TH_ERR_INVALID, "th_cpu_cache_set_limit", "limit -1 is negative");
+    th_cpu_cache_empty();
+    CHECK_INT_EQ(th_cpu_cache_set_limit(s0.limit), TH_OK);
+}
+
 static void test_bad_storage_input(void)
 {
     CHECK_NULL(th_storage_new(-1, NULL, NULL), TH_ERR_INVALID, "th_storage_new", "negative size -1");
@@ -534,6 +627,7 @@ int main(void)
     test_user_allocator();
     test_counting_allocator();
     test_large_blocks();
+    test_cpu_cache();
     test_bad_storage_input();
     test_read_only();
     test_move_to();

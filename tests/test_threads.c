@@ -404,6 +404,60 @@ static void *work(void *arg)
     return NULL;
 }
 
+/* Eight threads take large blocks from the CPU allocator and give them back, each block marked with its
+ * thread and round and checked after the others have run: two threads handed the same cached block, or a
+ * block handed out while still held by the cache, would see another's mark. */
+enum { CHURN_THREADS = 8, CHURN_ROUNDS = 200 };
+typedef struct { int id; long checks, failures, hits; } churner;
+
+static void *churn(void *arg)
+{
+    churner *c = (churner *)arg;
+    const th_allocator *cpu = th_cpu_allocator();
+    for (int r = 0; r < CHURN_ROUNDS; r++) {
+        size_t nbytes = (size_t)(4 + (r + c->id) % 3 * 2) << 20; /* 4, 6 or 8 MiB: the sizes repeat */
+        uint64_t *block = (uint64_t *)cpu->alloc(NULL, nbytes);
+        c->checks++;
+        if (!block) { c->failures++; continue; }
+        uint64_t mark = (uint64_t)c->id << 32 | (uint64_t)r;
+        size_t n = nbytes / sizeof *block, step = 4096 / sizeof *block;
+        for (size_t i = 0; i < n; i += step) block[i] = mark;
+        sched_yield();
+        for (size_t i = 0; i < n; i += step) {
+            c->checks++;
+            if (block[i] != mark) { c->failures++; break; }
+        }
+        cpu->free(NULL, block, nbytes);
+    }
+    return NULL;
+}
+
+static void churn_large(void)
+{
+    th_cpu_cache_stats before = th_cpu_cache_get_stats();
+    churner c[CHURN_THREADS];
+    pthread_t threads[CHURN_THREADS];
+    bool started[CHURN_THREADS];
+    for (int i = 0; i < CHURN_THREADS; i++) {
+        c[i] = (churner){.id = i};
+        started[i] = pthread_create(&threads[i], NULL, churn, &c[i]) == 0;
+        CHECK(started[i]);
+    }
+    for (int i = 0; i < CHURN_THREADS; i++)
+        if (started[i]) pthread_join(threads[i], NULL);
+    for (int i = 0; i < CHURN_THREADS; i++) {
+        check_count += (int)c[i].checks;
+        check_failures += (int)c[i].failures;
+    }
+    th_cpu_cache_stats after = th_cpu_cache_get_stats();
+    CHECK(after.held_bytes <= after.limit);
+    CHECK(after.held_blocks <= 32);
+    CHECK_INT_EQ((after.hits - before.hits) + (after.misses - before.misses), CHURN_THREADS * CHURN_ROUNDS);
+    printf("threads: large-block churn: %lld of %d allocations from the cache\n",
+           (long long)(after.hits - before.hits), CHURN_THREADS * CHURN_ROUNDS);
+    th_cpu_cache_empty();
+}
+
 int main(void)
 {
     test_begin();
@@ -484,6 +538,7 @@ int main(void)
     }
     th_f32_release(big);
     pthread_mutex_destroy(&queue.lock);
+    churn_large();
     printf("threads: %d workers in %d generations, %ld rounds, %ld tensors handed over (%ld to another "
            "thread), %ld rounds on the large tensor\n",
            GENERATIONS * NWORKERS, GENERATIONS, rounds, handed, foreign, bigs);
