@@ -53,6 +53,9 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+#if defined(__SSE2__)
+#include <emmintrin.h> /* the transposed copy's 4x4 and 2x2 blocks (core/copy.h) */
+#endif
 #if defined(__linux__) && !defined(TH_NO_HUGE_PAGES)
 #include <sys/mman.h>
 #ifndef MADV_HUGEPAGE

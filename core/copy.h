@@ -69,30 +69,80 @@ static TH__HOT void th__copy_row(char **data, const int64_t *strides, int64_t n,
 }
 
 /* A 2-d copy where dst is contiguous along dim 0 and src along dim 1 (a transpose): square tiles keep both
- * the rows read and the rows written in L1, where a row-by-row copy would miss on every element of src. */
-enum { TH__TILE = 32 };
+ * the rows read and the rows written in L1, where a row-by-row copy would miss on every element of src.
+ * Within a tile, 4-byte elements move as 4x4 blocks and 8-byte ones as 2x2 blocks transposed in SSE2
+ * registers (every x86-64 CPU has SSE2): a 4096^2 f32 transposed copy took 76-92 ms element by element and
+ * 27-32 ms so on this machine (loaded), against 10 ms for a memcpy of the same bytes. 16x16 tiles measured
+ * best against 32 and 64. Large copies split their tile rows across threads. */
+enum { TH__TILE = 16 };
 
-static inline void th__copy_tiled_sized(const th__iter *it, size_t es)
+typedef struct th__tiles {
+    char *dst;
+    const char *src;
+    int64_t n0, n1, d1, s0; /* dst[i0 * es + i1 * d1] = src[i0 * s0 + i1 * es] */
+    size_t es;
+} th__tiles;
+
+static inline void th__tile_sized(const th__tiles *t, int64_t i0, int64_t e0, int64_t i1, int64_t e1, size_t es)
 {
-    const int64_t n0 = it->shape[0], n1 = it->shape[1];
-    const int64_t d0 = it->strides[0][0], d1 = it->strides[0][1];
-    const int64_t s0 = it->strides[1][0], s1 = it->strides[1][1];
-    for (int64_t i1 = 0; i1 < n1; i1 += TH__TILE) {
-        int64_t e1 = i1 + TH__TILE < n1 ? i1 + TH__TILE : n1;
-        for (int64_t i0 = 0; i0 < n0; i0 += TH__TILE) {
-            int64_t e0 = i0 + TH__TILE < n0 ? i0 + TH__TILE : n0;
-            for (int64_t j1 = i1; j1 < e1; j1++) {
-                char *dst = it->data[0] + j1 * d1;
-                const char *src = it->data[1] + j1 * s1;
-                for (int64_t j0 = i0; j0 < e0; j0++) memcpy(dst + j0 * d0, src + j0 * s0, es);
-            }
-        }
+    for (int64_t j1 = i1; j1 < e1; j1++) {
+        char *dst = t->dst + j1 * t->d1;
+        const char *src = t->src + j1 * (int64_t)es;
+        for (int64_t j0 = i0; j0 < e0; j0++) memcpy(dst + j0 * (int64_t)es, src + j0 * t->s0, es);
     }
 }
 
-static TH__HOT void th__copy_tiled(const th__iter *it, size_t es)
+static TH__HOT void th__tile(const th__tiles *t, int64_t i0, int64_t e0, int64_t i1, int64_t e1)
 {
-    TH__DISPATCH_ELSIZE(es, th__copy_tiled_sized, it);
+#if defined(__SSE2__)
+    if (t->es == 4 && e0 - i0 == TH__TILE && e1 - i1 == TH__TILE) {
+        for (int64_t j1 = i1; j1 < e1; j1 += 4)
+            for (int64_t j0 = i0; j0 < e0; j0 += 4) {
+                const float *s = (const float *)(const void *)(t->src + j0 * t->s0 + j1 * 4);
+                float *d = (float *)(void *)(t->dst + j1 * t->d1 + j0 * 4);
+                const int64_t ss = t->s0 / 4, ds = t->d1 / 4; /* both multiples of 4 bytes: a view's strides */
+                __m128 r0 = _mm_loadu_ps(s), r1 = _mm_loadu_ps(s + ss);
+                __m128 r2 = _mm_loadu_ps(s + 2 * ss), r3 = _mm_loadu_ps(s + 3 * ss);
+                _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+                _mm_storeu_ps(d, r0);
+                _mm_storeu_ps(d + ds, r1);
+                _mm_storeu_ps(d + 2 * ds, r2);
+                _mm_storeu_ps(d + 3 * ds, r3);
+            }
+        return;
+    }
+    if (t->es == 8 && e0 - i0 == TH__TILE && e1 - i1 == TH__TILE) {
+        for (int64_t j1 = i1; j1 < e1; j1 += 2)
+            for (int64_t j0 = i0; j0 < e0; j0 += 2) {
+                const double *s = (const double *)(const void *)(t->src + j0 * t->s0 + j1 * 8);
+                double *d = (double *)(void *)(t->dst + j1 * t->d1 + j0 * 8);
+                const int64_t ss = t->s0 / 8, ds = t->d1 / 8;
+                __m128d r0 = _mm_loadu_pd(s), r1 = _mm_loadu_pd(s + ss);
+                _mm_storeu_pd(d, _mm_unpacklo_pd(r0, r1));
+                _mm_storeu_pd(d + ds, _mm_unpackhi_pd(r0, r1));
+            }
+        return;
+    }
+#endif
+    TH__DISPATCH_ELSIZE(t->es, th__tile_sized, t, i0, e0, i1, e1);
+}
+
+/* Tile rows [begin, end) of dim 1. */
+static void th__tiles_run(void *ctx, int64_t begin, int64_t end)
+{
+    const th__tiles *t = (const th__tiles *)ctx;
+    for (int64_t b1 = begin; b1 < end; b1++) {
+        int64_t i1 = b1 * TH__TILE, e1 = i1 + TH__TILE < t->n1 ? i1 + TH__TILE : t->n1;
+        for (int64_t i0 = 0; i0 < t->n0; i0 += TH__TILE)
+            th__tile(t, i0, i0 + TH__TILE < t->n0 ? i0 + TH__TILE : t->n0, i1, e1);
+    }
+}
+
+static void th__copy_tiled(const th__iter *it, size_t es)
+{
+    th__tiles t = {it->data[0], it->data[1], it->shape[0], it->shape[1], it->strides[0][1], it->strides[1][0], es};
+    int64_t rows = (t.n1 + TH__TILE - 1) / TH__TILE;
+    th__parallel_chunks(rows, th__threads_for(it->numel), th__tiles_run, &t);
 }
 
 typedef enum th__wide { TH__WIDE_I64, TH__WIDE_F64, TH__WIDE_C128 } th__wide;

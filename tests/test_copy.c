@@ -875,9 +875,11 @@ static long tiled_case(th_dtype dt, int64_t rows, int64_t cols, int mode)
 
 static void test_tiled(void)
 {
-    const th_dtype dts[5] = {TH_U8, TH_I16, TH_F32, TH_F64, TH_C128};
-    const int64_t shapes[][2] = {{32, 32}, {33, 47}, {64, 64}, {100, 37}, {31, 200}, {257, 65}, {1, 40}};
-    for (int d = 0; d < 5; d++)
+    const th_dtype dts[6] = {TH_U8, TH_I16, TH_F32, TH_I32, TH_F64, TH_C128};
+    /* the last two are large enough to split across threads (th__threads_for) */
+    const int64_t shapes[][2] = {{32, 32}, {33, 47}, {64, 64}, {100, 37}, {31, 200}, {257, 65}, {1, 40}, {16, 16},
+                                 {300, 261}, {1027, 96}};
+    for (int d = 0; d < 6; d++)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
             for (int mode = 0; mode < 3; mode++) {
                 long bad = tiled_case(dts[d], shapes[s][0], shapes[s][1], mode);
