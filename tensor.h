@@ -79,6 +79,7 @@ extern "C" {
 #include "core/storage.h"  /* th_storage: refcounted bytes */
 #include "core/file_map.h" /* files as storages: mapped (Linux), written through a temporary file */
 #include "core/tensors.h"  /* th_tensor: shape checks, construction, the header cache, access */
+#include "core/promote.h"  /* type promotion: th_promote_types, th_result_type */
 #include "core/view.h"     /* views over the same storage */
 #include "core/iter.h"     /* the strided iteration engine */
 #include "core/thread.h"   /* OpenMP threads */

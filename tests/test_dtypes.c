@@ -500,6 +500,47 @@ static void test_tensors(void)
     th_release(h);
 }
 
+/* Type promotion's laws and errors (its whole table is checked against PyTorch by tests/numpy/promote_torch). */
+static void test_promotion(void)
+{
+    for (int a = 0; a < TH_NUM_DTYPES; a++) {
+        CHECK(th_promote_types((th_dtype)a, (th_dtype)a) == (th_dtype)a);
+        CHECK(th_promote_types(TH_BOOL, (th_dtype)a) == (th_dtype)a);
+        for (int b = 0; b < TH_NUM_DTYPES; b++) {
+            th_dtype ab = th_promote_types((th_dtype)a, (th_dtype)b);
+            CHECK(ab == th_promote_types((th_dtype)b, (th_dtype)a));
+            /* the result holds both: promoting again with either changes nothing */
+            CHECK(th_promote_types(ab, (th_dtype)a) == ab && th_promote_types(ab, (th_dtype)b) == ab);
+        }
+    }
+    CHECK(th_promote_types(TH_U8, TH_I8) == TH_I16);
+    CHECK(th_promote_types(TH_F16, TH_BF16) == TH_F32);
+    CHECK(th_promote_types(TH_C64, TH_F64) == TH_C128);
+    CHECK(th_promote_types(TH_I64, TH_F16) == TH_F16);
+    CHECK_ERROR(th_promote_types((th_dtype)12, TH_F32) == TH_DTYPE_INVALID, TH_ERR_INVALID, "th_promote_types",
+                "dtype 12 is no th_dtype");
+    CHECK_ERROR(th_promote_types(TH_F32, TH_DTYPE_INVALID) == TH_DTYPE_INVALID, TH_ERR_INVALID, "th_promote_types",
+                "dtype -1 is no th_dtype");
+
+    th_i32_tensor *v = th_i32_zeros(1, (int64_t[]){3});
+    th_f64_tensor *s = th_f64_zeros(0, NULL);
+    th_f32_tensor *w = th_f32_zeros(1, (int64_t[]){3});
+    const th_tensor *vs[2] = {th_i32_base(v), th_f64_base(s)};
+    const th_tensor *ws[2] = {th_f32_base(w), th_f64_base(s)};
+    const th_tensor *three[3] = {th_i32_base(v), th_f64_base(s), th_f32_base(w)};
+    CHECK(th_result_type(2, vs) == TH_F64);   /* a 0-d tensor of a higher kind counts */
+    CHECK(th_result_type(2, ws) == TH_F32);   /* of the same kind it does not */
+    CHECK(th_result_type(3, three) == TH_F32);
+    CHECK(th_result_type(1, vs) == TH_I32);
+    CHECK_ERROR(th_result_type(0, vs) == TH_DTYPE_INVALID, TH_ERR_INVALID, "th_result_type", "n is 0");
+    CHECK_ERROR(th_result_type(2, NULL) == TH_DTYPE_INVALID, TH_ERR_INVALID, "th_result_type", "NULL tensors");
+    const th_tensor *with_null[2] = {th_i32_base(v), NULL};
+    CHECK_ERROR(th_result_type(2, with_null) == TH_DTYPE_INVALID, TH_ERR_INVALID, "th_result_type", "tensor 1 is NULL");
+    th_i32_release(v);
+    th_f64_release(s);
+    th_f32_release(w);
+}
+
 int main(void)
 {
     test_begin();
@@ -515,5 +556,6 @@ int main(void)
     test_random(F16);
     test_random(BF16);
     test_tensors();
+    test_promotion();
     return test_end("dtypes");
 }

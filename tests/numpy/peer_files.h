@@ -13,7 +13,7 @@ extern char **environ;
 
 /* `python script verb dir`; its exit status (1 when it cannot run or does not exit), as the caller's test name
  * says when it cannot start. */
-static int peer_run(const char *test, const char *python, const char *script, const char *verb, const char *dir)
+static inline int peer_run(const char *test, const char *python, const char *script, const char *verb, const char *dir)
 {
     char *argv[] = {(char *)python, (char *)script, (char *)verb, (char *)dir, NULL};
     pid_t pid;
@@ -32,7 +32,7 @@ static int peer_run(const char *test, const char *python, const char *script, co
  * `PYTHON SCRIPT write DIR`. Returns -1 to go on, else the exit status: 2 for a wrong call, 77 (a skip)
  * without a Python (an empty PYTHON) or on a big-endian host (the raw files are little-endian), or the
  * script's status (77 when it cannot import what it compares with). */
-static int peer_start(int argc, char **argv, const char *test, const char *peer)
+static inline int peer_start(int argc, char **argv, const char *test, const char *peer)
 {
     if (argc != 4) {
         fprintf(stderr, "usage: %s DIR PYTHON SCRIPT\n", argv[0]);
@@ -53,7 +53,7 @@ static int peer_start(int argc, char **argv, const char *test, const char *peer)
 }
 
 /* The whole file, malloc'd (NULL when it cannot be read); its size in *n. */
-static void *peer_read_all(const char *path, long *n)
+static inline void *peer_read_all(const char *path, long *n)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -70,7 +70,7 @@ static void *peer_read_all(const char *path, long *n)
 }
 
 /* A C-contiguous copy of t, through the library's own copy. */
-static th_tensor *peer_contiguous(const th_tensor *t)
+static inline th_tensor *peer_contiguous(const th_tensor *t)
 {
     size_t es = th_dtype_info(th_tensor_dtype(t))->size;
     th_storage *s = th_storage_new(th_tensor_numel(t) * (int64_t)es, NULL, NULL);

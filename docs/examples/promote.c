@@ -1,0 +1,39 @@
+/* Type promotion (docs/core.md, "Type promotion"): the dtype an op on operands of different dtypes computes in,
+ * by PyTorch's rules, then the conversion that brings each operand there.
+ * Build and run: cc -std=c11 -I. docs/examples/promote.c -lm -o promote && ./promote */
+#define TH_IMPLEMENTATION
+#define TH_SELECT_DTYPES
+#define TH_WANT_I32
+#define TH_WANT_F32
+#define TH_WANT_F64
+#include "tensor.h"
+
+#include <stdio.h>
+
+int main(void)
+{
+    printf("u8 + i8 -> %s, f16 + bf16 -> %s, c64 + f64 -> %s\n", th_dtype_name(th_promote_types(TH_U8, TH_I8)),
+           th_dtype_name(th_promote_types(TH_F16, TH_BF16)), th_dtype_name(th_promote_types(TH_C64, TH_F64)));
+
+    /* counts (i32, with dims) scaled by a 0-d f64: a 0-d tensor of a higher kind decides the kind */
+    th_i32_tensor *counts = th_i32_arange(0, 4, 1);
+    th_f64_tensor *scale = th_f64_full(0, NULL, 0.5);
+    const th_tensor *operands[2] = {th_i32_base(counts), th_f64_base(scale)};
+    th_dtype dt = th_result_type(2, operands);
+    printf("i32[4] * f64[] -> %s\n", th_dtype_name(dt));
+
+    /* bring both to that dtype, then call the typed op */
+    th_f64_tensor *a = th_f64_convert(th_i32_base(counts)); /* the typed handle of dt */
+    th_f64_tensor *scaled = a ? th_f64_mul(a, scale) : NULL;
+    if (!scaled) {
+        fprintf(stderr, "%s\n", th_last_error());
+        return 1;
+    }
+    th_f64_print(stdout, scaled);
+    int ok = dt == TH_F64 && th_f64_data(scaled)[3] == 1.5;
+    th_f64_release(scaled);
+    th_f64_release(a);
+    th_f64_release(scale);
+    th_i32_release(counts);
+    return ok ? 0 : 1;
+}
