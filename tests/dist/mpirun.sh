@@ -2,11 +2,11 @@
 # tests/dist/mpirun.sh N PROGRAM [ARGS...]: PROGRAM on N ranks of this machine, as the dist suite runs it.
 #   MPIRUN            the launcher (meson passes the mpirun it found)
 #   TH_DIST_RANK_WRAP a command each rank runs under (valgrind ...), empty for none
-# Open MPI: as root it wants --allow-run-as-root; N may exceed the cores (--oversubscribe; the environment
-# variable too, for the helper processes); in containers the shared-memory transport's single-copy mechanism
-# (CMA, ptrace-gated) fails, so vader copies through its own segment (single_copy_mechanism=none) and only
-# the self and vader transports are used. A hang is cut at 300 s by timeout (meson's own time-out kills only
-# this script, not the ranks).
+# Open MPI: as root it wants --allow-run-as-root; N may exceed the cores (--oversubscribe, and the environment
+# variable for its helper processes); only the self and vader (shared memory) transports, so that no network
+# is probed; vader's single-copy mechanism (CMA) is off, since it needs ptrace rights some containers lack
+# (either can be set from the environment instead). A hang is cut at 300 s by timeout: meson's own time-out
+# kills only this script, not the ranks.
 set -eu
 n=$1
 shift
@@ -14,8 +14,8 @@ launcher=${MPIRUN:-mpirun}
 opts=
 if "$launcher" --version 2>/dev/null | grep -q "Open MPI"; then
     export OMPI_MCA_rmaps_base_oversubscribe=1
-    export OMPI_MCA_btl_vader_single_copy_mechanism=none
-    export OMPI_MCA_btl=self,vader
+    export OMPI_MCA_btl_vader_single_copy_mechanism="${OMPI_MCA_btl_vader_single_copy_mechanism:-none}"
+    export OMPI_MCA_btl="${OMPI_MCA_btl:-self,vader}"
     opts=--oversubscribe
     [ "$(id -u)" = 0 ] && opts="$opts --allow-run-as-root"
 fi
