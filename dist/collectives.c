@@ -591,8 +591,12 @@ static int th__dist_gather_family(const char *fn, int coll, th_dist_comm *c, th_
     void *wt = NULL, *wo = NULL;
     if (coll == TH__DIST_REDUCE_SCATTER) {
         st = th__dist_widen(fn, d, &r, bt.data, bt.n, &wt);
-        if (!st) st = th__dist_widen(fn, d, &r, bo.data, bo.n, &wo);
         if (st) goto done;
+        wo = bo.data; /* only written: a float32 buffer for float16 and bfloat16, nothing converted into it */
+        if (r.widen && bo.n > 0 && !(wo = malloc((size_t)bo.n * sizeof(float)))) {
+            st = th_set_error(TH_ERR_NOMEM, fn, "no memory for the float32 result (%lld elements)", (long long)bo.n);
+            goto done;
+        }
         if (k <= c->max_count) {
             TH__DIST_MPI(fn, MPI_Reduce_scatter_block, (wt, wo, (int)k, r.type, r.op, c->comm));
         } else {

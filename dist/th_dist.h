@@ -44,6 +44,14 @@
 #ifndef TH_DIST_H
 #define TH_DIST_H
 
+/* Only MPI's C API is used: from C++, leave out the C++ bindings (removed in MPI-3; Open MPI's header for them
+ * does not compile cleanly under -Wextra -Werror). A program that included <mpi.h> before keeps what it chose. */
+#if defined(__cplusplus) && !defined(OMPI_SKIP_MPICXX)
+#define OMPI_SKIP_MPICXX 1
+#endif
+#if defined(__cplusplus) && !defined(MPICH_SKIP_MPICXX)
+#define MPICH_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 
 #include "tensor.h"

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "th_dist.h"
 
+#include <signal.h>
 #include <stdlib.h>
 
 #include "../check.h"
@@ -587,6 +588,19 @@ int main(int argc, char **argv)
 
     unsetenv("TH_DIST_DEBUG");
     unsetenv("TH_DIST_MAX_COUNT");
+    if (argc > 1 && strcmp(argv[1], "--kill") == 0) {
+        /* rank 1 dies between two collectives: mpirun must end the job (non-zero) within the test's time-out,
+         * not leave the others waiting in the second all_reduce (meson.build: should_fail, timeout 60) */
+        th_dist_comm *k = th_dist_comm_from_mpi(MPI_COMM_WORLD);
+        th_f32_tensor *t = th_f32_zeros(1, (int64_t[]){1000});
+        CHECK_INT_EQ(th_f32_all_reduce(k, t, TH_REDUCE_SUM), 0);
+        if (rank_ == 1) raise(SIGKILL);
+        th_f32_all_reduce(k, t, TH_REDUCE_SUM);
+        th_f32_release(t);
+        th_dist_comm_free(k);
+        MPI_Finalize();
+        return 0;
+    }
     th_dist_comm *c = th_dist_comm_from_mpi(MPI_COMM_WORLD);
     CHECK(c != NULL);
     CHECK_INT_EQ(th_dist_rank(c), rank_);
