@@ -488,6 +488,133 @@ done:;
     return st ? st : st2;
 }
 
+/* ---- non-blocking all_reduce and broadcast ---------------------------------------------------------------- */
+
+struct th_dist_request {
+    const char *fn;
+    th_dist_comm *c;
+    th_dtype d;
+    th__dist_buf b;     /* the tensor (retained) and its contiguous elements */
+    void *work;         /* the reduction's work buffer (b.data, or float32 for float16 and bfloat16) */
+    th__dist_red r;
+    bool reduction;
+    bool write_back;    /* this rank's tensor receives the result */
+    int nreq;
+    MPI_Request *reqs;  /* one per piece of at most max_count elements */
+    bool finished;
+    int status;         /* of the whole operation, once finished */
+};
+
+/* After MPI is done (or failed): the AVG division and the float32 rounding, the unpacking, the releases. */
+static int th__dist_request_finish(th_dist_request *q, int st)
+{
+    if (q->finished) return q->status;
+    if (q->reduction) th__dist_finish(q->d, &q->r, q->b.data, q->work, q->b.n, q->c->size, st == TH_OK);
+    th_tensor *t = q->b.t;
+    int st2 = th__dist_close(q->fn, &q->b, q->write_back && st == TH_OK);
+    th_tensor_release(t);
+    free(q->reqs);
+    q->reqs = NULL;
+    q->finished = true;
+    q->status = st ? st : st2;
+    return q->status;
+}
+
+static int th__dist_async(const char *fn, th_dist_comm *c, th_tensor *t, bool reduction, th_reduce_op op, int root,
+                          th_dist_request **out)
+{
+    if (!out) return th_set_error(TH_ERR_INVALID, fn, "req is NULL");
+    *out = NULL;
+    int st = th__dist_comm_ok(fn, c);
+    if (st) return st;
+    th_dist_request *q = calloc(1, sizeof *q);
+    if (!q) return th_set_error(TH_ERR_NOMEM, fn, "no memory for the request");
+    q->fn = fn;
+    q->c = c;
+    q->d = th_tensor_dtype(t);
+    q->reduction = reduction;
+    q->write_back = reduction || c->rank != root;
+    if (!reduction) st = th__dist_root_ok(fn, c, root, "root");
+    if (!st && !t) st = th_set_error(TH_ERR_INVALID, fn, "t is NULL");
+    if (!st && reduction) st = th__dist_reduction(fn, q->d, op, &q->r);
+    if (!st) st = th__dist_open(fn, "t", t, !reduction ? c->rank == root : true, q->write_back, &q->b);
+    st = th__dist_agree(fn, c, reduction ? TH__DIST_ALL_REDUCE : TH__DIST_BROADCAST, q->d, th_tensor_numel(t),
+                        reduction ? 0 : root, reduction ? op : TH_REDUCE_SUM, st);
+    if (!st) st = reduction ? th__dist_widen(fn, q->d, &q->r, q->b.data, q->b.n, &q->work) : TH_OK;
+    if (st) {
+        th__dist_close(fn, &q->b, false);
+        free(q);
+        return st;
+    }
+    th_tensor_retain(q->b.t); /* kept alive until the request completes, whatever the caller releases */
+    int64_t pieces = q->b.n ? (q->b.n + c->max_count - 1) / c->max_count : 0;
+    q->reqs = malloc(sizeof(MPI_Request) * (size_t)(pieces ? pieces : 1));
+    if (!q->reqs) st = th_set_error(TH_ERR_NOMEM, fn, "no memory for %lld MPI requests", (long long)pieces);
+    MPI_Datatype type = reduction ? q->r.type : th__dist_type(q->d);
+    size_t esz = reduction ? q->r.wsz : q->b.esz;
+    char *base = reduction ? q->work : q->b.data;
+    for (int64_t i = 0; i < pieces && !st; i++) {
+        int64_t off = i * c->max_count;
+        int len = (int)(q->b.n - off < c->max_count ? q->b.n - off : c->max_count);
+        int rc = reduction ? MPI_Iallreduce(MPI_IN_PLACE, base + off * (int64_t)esz, len, type, q->r.op, c->comm,
+                                            &q->reqs[i])
+                           : MPI_Ibcast(base + off * (int64_t)esz, len, type, root, c->comm, &q->reqs[i]);
+        if (rc != MPI_SUCCESS) {
+            st = th__dist_mpi_fail(fn, reduction ? "MPI_Iallreduce" : "MPI_Ibcast", rc);
+            break;
+        }
+        q->nreq++;
+    }
+    if (st) {
+        /* what was started must end before its buffers go */
+        if (q->nreq) MPI_Waitall(q->nreq, q->reqs, MPI_STATUSES_IGNORE);
+        th__dist_request_finish(q, st);
+        free(q);
+        return st;
+    }
+    *out = q;
+    return TH_OK;
+}
+
+int th_dist_test(th_dist_request *req, bool *done)
+{
+    const char *fn = "th_dist_test";
+    if (done) *done = false;
+    if (!req) return th_set_error(TH_ERR_INVALID, fn, "req is NULL");
+    if (!done) return th_set_error(TH_ERR_INVALID, fn, "done is NULL");
+    if (req->finished) {
+        *done = true;
+        return req->status;
+    }
+    int flag = 1, st = TH_OK;
+    if (req->nreq) {
+        int rc = MPI_Testall(req->nreq, req->reqs, &flag, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS) st = th__dist_mpi_fail(req->fn, "MPI_Testall", rc);
+    }
+    if (!flag && !st) return TH_OK;
+    *done = true;
+    return th__dist_request_finish(req, st);
+}
+
+int th_dist_wait(th_dist_request *req)
+{
+    if (!req) return th_set_error(TH_ERR_INVALID, "th_dist_wait", "req is NULL");
+    if (req->finished) return req->status;
+    int st = TH_OK;
+    if (req->nreq) {
+        int rc = MPI_Waitall(req->nreq, req->reqs, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS) st = th__dist_mpi_fail(req->fn, "MPI_Waitall", rc);
+    }
+    return th__dist_request_finish(req, st);
+}
+
+void th_dist_request_free(th_dist_request *req)
+{
+    if (!req) return;
+    if (!req->finished) th_dist_wait(req);
+    free(req);
+}
+
 /* ---- the gather family --------------------------------------------------------------------------------------- */
 
 /* The type of a block of n elements of base: (base, n) while n fits one call, else (one derived type, 1). */

@@ -19,6 +19,9 @@ int TH_DT_PASTE(th_, _reduce_scatter)(th_dist_comm *c, TH_NAME(tensor) *out, con
 int TH_DT_PASTE(th_, _all_to_all)(th_dist_comm *c, TH_NAME(tensor) *out, const TH_NAME(tensor) *t);
 int TH_DT_PASTE(th_, _send)(th_dist_comm *c, const TH_NAME(tensor) *t, int dst, int tag);
 int TH_DT_PASTE(th_, _recv)(th_dist_comm *c, TH_NAME(tensor) *t, int src, int tag);
+/* Non-blocking: start, then th_dist_wait (or th_dist_test) before reading t; *req is NULL on error. */
+int TH_DT_PASTE(th_, _all_reduce_async)(th_dist_comm *c, TH_NAME(tensor) *t, th_reduce_op op, th_dist_request **req);
+int TH_DT_PASTE(th_, _broadcast_async)(th_dist_comm *c, TH_NAME(tensor) *t, int root, th_dist_request **req);
 
 #else
 
@@ -94,6 +97,20 @@ int TH_DT_PASTE(th_, _recv)(th_dist_comm *c, TH_NAME(tensor) *t, int src, int ta
 {
     TH__DIST_CHECK(t);
     return th__dist_recv(__func__, c, (th_tensor *)t, src, tag);
+}
+
+int TH_DT_PASTE(th_, _all_reduce_async)(th_dist_comm *c, TH_NAME(tensor) *t, th_reduce_op op, th_dist_request **req)
+{
+    if (req) *req = NULL;
+    TH__DIST_CHECK(t);
+    return th__dist_async(__func__, c, (th_tensor *)t, true, op, 0, req);
+}
+
+int TH_DT_PASTE(th_, _broadcast_async)(th_dist_comm *c, TH_NAME(tensor) *t, int root, th_dist_request **req)
+{
+    if (req) *req = NULL;
+    TH__DIST_CHECK(t);
+    return th__dist_async(__func__, c, (th_tensor *)t, false, TH_REDUCE_SUM, root, req);
 }
 
 #undef TH__DIST_CHECK

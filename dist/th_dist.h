@@ -97,6 +97,20 @@ bool th_dist_debug(const th_dist_comm *c);
 /* Waits until every rank of c has called it. */
 int th_dist_barrier(th_dist_comm *c);
 
+/* NON-BLOCKING FORMS: th_f32_all_reduce_async(c, t, op, &req) and th_f32_broadcast_async(c, t, root, &req) start
+ * the collective (MPI_Iallreduce / MPI_Ibcast) and return at once with a request; t must not be read or
+ * written until th_dist_wait(req) returns, or th_dist_test(req, &done) says done. The request holds a
+ * reference to t (th_tensor_retain) until then, so the caller may release its own; a non-contiguous t is
+ * unpacked, and an AVG divided, at completion. c must outlive the request. In the debug mode the signature
+ * check runs (blocking) when the collective starts. */
+typedef struct th_dist_request th_dist_request;
+/* Completes req (blocking) and returns the collective's status; again after completion, the same status. */
+int th_dist_wait(th_dist_request *req);
+/* Sets *done and, once done, returns the collective's status (0 while it runs). */
+int th_dist_test(th_dist_request *req, bool *done);
+/* Waits for req if it is still running, then frees it; NULL is a no-op. */
+void th_dist_request_free(th_dist_request *req);
+
 /* Per dtype, stamped from dist/dist_generic.h: th_f32_all_reduce(c, t, op), th_f32_broadcast(c, t, root), ... */
 #define TH_GENERIC_FILE "../dist/dist_generic.h"
 #include "generate/all.h"

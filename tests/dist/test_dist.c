@@ -163,6 +163,8 @@ typedef struct ops {
     int (*all_to_all)(th_dist_comm *, th_tensor *, const th_tensor *);
     int (*send)(th_dist_comm *, const th_tensor *, int, int);
     int (*recv)(th_dist_comm *, th_tensor *, int, int);
+    int (*all_reduce_async)(th_dist_comm *, th_tensor *, th_reduce_op, th_dist_request **);
+    int (*broadcast_async)(th_dist_comm *, th_tensor *, int, th_dist_request **);
 } ops;
 
 /* Casts, not th_<sfx>_from_base: the error tests hand each a tensor of another dtype. */
@@ -186,13 +188,18 @@ typedef struct ops {
     static int sfx##_se(th_dist_comm *c, const th_tensor *t, int dst, int tag)                                  \
     { return th_##sfx##_send(c, (const th_##sfx##_tensor *)t, dst, tag); }                                        \
     static int sfx##_rc(th_dist_comm *c, th_tensor *t, int src, int tag)                                        \
-    { return th_##sfx##_recv(c, (th_##sfx##_tensor *)t, src, tag); }
+    { return th_##sfx##_recv(c, (th_##sfx##_tensor *)t, src, tag); }                                            \
+    static int sfx##_ara(th_dist_comm *c, th_tensor *t, th_reduce_op op, th_dist_request **q)                   \
+    { return th_##sfx##_all_reduce_async(c, (th_##sfx##_tensor *)t, op, q); }                                     \
+    static int sfx##_bca(th_dist_comm *c, th_tensor *t, int root, th_dist_request **q)                          \
+    { return th_##sfx##_broadcast_async(c, (th_##sfx##_tensor *)t, root, q); }
 TH_FOREACH_DTYPE(X)
 #undef X
 
 static const ops table[TH_NUM_DTYPES] = {
 #define X(sfx, ENUM, ...) \
-    [TH_##ENUM] = {sfx##_ar, sfx##_rd, sfx##_bc, sfx##_ag, sfx##_ga, sfx##_sc, sfx##_rs, sfx##_aa, sfx##_se, sfx##_rc},
+    [TH_##ENUM] = {sfx##_ar, sfx##_rd, sfx##_bc, sfx##_ag, sfx##_ga, sfx##_sc, sfx##_rs, sfx##_aa, sfx##_se, sfx##_rc, \
+                    sfx##_ara, sfx##_bca},
     TH_FOREACH_DTYPE(X)
 #undef X
 };
@@ -264,6 +271,22 @@ static void matrix(th_dist_comm *c, th_dtype d, bool strided, int64_t n)
         MPI_Allreduce(MPI_IN_PLACE, wide, (int)n, peer_type(d, true), peer_op(op), w);
         void *want = narrow(d, op, wide, n);
         expect(t, want, n, th_reduce_op_name(op), d, strided);
+        /* the same, non-blocking, on a view of t that is released before the wait (the request keeps it) */
+        th_tensor *base = make(d, n, strided);
+        copy_bytes(base, mine, true);
+        th_tensor *v = th_tensor_new_with_storage(d, th_tensor_storage(base), th_tensor_offset(base), 1, (int64_t[]){n},
+                                                  th_tensor_strides(base));
+        th_dist_request *q = NULL;
+        CHECK_INT_EQ(o->all_reduce_async(c, v, op, &q), 0);
+        th_tensor_release(v);
+        bool done = false;
+        CHECK(th_dist_test(q, &done) >= 0);
+        CHECK_INT_EQ(th_dist_wait(q), 0);
+        CHECK_INT_EQ(th_dist_test(q, &done), 0);
+        CHECK(done);
+        th_dist_request_free(q);
+        expect(base, want, n, "all_reduce_async", d, strided);
+        th_tensor_release(base);
         free(want);
         /* reduce to the last rank: the others keep their input */
         copy_bytes(t, mine, true);
@@ -312,6 +335,18 @@ static void matrix(th_dist_comm *c, th_dtype d, bool strided, int64_t n)
     CHECK_INT_EQ(o->broadcast(c, t, root), 0);
     MPI_Bcast(peer, (int)n, peer_type(d, false), root, w);
     expect(t, peer, n, "broadcast", d, strided);
+    /* non-blocking: started, tested until done */
+    th_tensor *tb = make(d, n, strided);
+    copy_bytes(tb, mine, true);
+    th_dist_request *q = NULL;
+    CHECK_INT_EQ(o->broadcast_async(c, tb, root, &q), 0);
+    bool done = false;
+    int polls = 0;
+    while (!done && polls++ < 1000000) CHECK_INT_EQ(th_dist_test(q, &done), 0);
+    CHECK(done);
+    th_dist_request_free(q);
+    expect(tb, peer, n, "broadcast_async", d, strided);
+    th_tensor_release(tb);
     free(peer);
 
     /* all_gather and gather_to rank 0 */
@@ -463,6 +498,12 @@ static void errors(th_dist_comm *c)
         WRONG(x->all_to_all(c, goodo, bado), "all_to_all");
         WRONG(x->send(c, bad, 0, 0), "send");
         WRONG(x->recv(c, bad, 0, 0), "recv");
+        th_dist_request *q = (th_dist_request *)&fn; /* must come back NULL */
+        WRONG(x->all_reduce_async(c, bad, TH_REDUCE_MAX, &q), "all_reduce_async");
+        CHECK(q == NULL);
+        q = (th_dist_request *)&fn;
+        WRONG(x->broadcast_async(c, bad, 0, &q), "broadcast_async");
+        CHECK(q == NULL);
 #undef WRONG
         th_tensor_release(good);
         th_tensor_release(goodo);
@@ -512,6 +553,23 @@ static void errors(th_dist_comm *c)
     }
     th_f32_release(small);
     th_f32_release(large);
+
+    /* requests */
+    th_dist_request *q = NULL;
+    bool done = true;
+    CHECK_FAILS(th_f32_all_reduce_async(c, t, TH_REDUCE_SUM, NULL), TH_ERR_INVALID, "th_f32_all_reduce_async", "req is NULL");
+    CHECK_FAILS(th_f32_broadcast_async(c, t, p, &q), TH_ERR_RANGE, "th_f32_broadcast_async", "root");
+    CHECK(q == NULL);
+    CHECK_FAILS(th_f32_all_reduce_async(c, t, TH_REDUCE_LOR, &q), TH_ERR_DTYPE, "th_f32_all_reduce_async", "TH_REDUCE_LOR");
+    CHECK(q == NULL);
+    CHECK_FAILS(th_f32_all_reduce_async(NULL, t, TH_REDUCE_SUM, &q), TH_ERR_INVALID, "th_f32_all_reduce_async", "c is NULL");
+    CHECK_FAILS(th_dist_wait(NULL), TH_ERR_INVALID, "th_dist_wait", "req is NULL");
+    CHECK_FAILS(th_dist_test(NULL, &done), TH_ERR_INVALID, "th_dist_test", "req is NULL");
+    CHECK(!done);
+    CHECK_INT_EQ(th_f32_all_reduce_async(c, t, TH_REDUCE_SUM, &q), 0);
+    CHECK_FAILS(th_dist_test(q, NULL), TH_ERR_INVALID, "th_dist_test", "done is NULL");
+    th_dist_request_free(q); /* waits */
+    th_dist_request_free(NULL);
 
     /* NULL tensors and read-only ones */
     CHECK_FAILS(th_f32_all_reduce(c, NULL, TH_REDUCE_SUM), TH_ERR_INVALID, "th_f32_all_reduce", "t is NULL");
