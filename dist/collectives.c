@@ -90,11 +90,15 @@ static int th__dist_thread_ok(const char *fn, int level)
                         level);
 }
 
+/* Per call, only what can have changed since c was made (MPI initialised then): MPI finalised since, and the
+ * calling thread. */
 static int th__dist_comm_ok(const char *fn, const th_dist_comm *c)
 {
     if (!c) return th_set_error(TH_ERR_INVALID, fn, "the communicator c is NULL");
-    int st = th__dist_usable(fn);
-    return st ? st : th__dist_thread_ok(fn, c->thread_level);
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (fin) return th_set_error(TH_ERR_UNSUPPORTED, fn, "MPI is finalised already");
+    return th__dist_thread_ok(fn, c->thread_level);
 }
 
 /* ---- the communicator ----------------------------------------------------------------------------------- */
