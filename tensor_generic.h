@@ -19,6 +19,12 @@
 #define TH__OP_NAME(sfx) TH_NAME(TH__OP_PASTE(TH_OP, sfx))
 #define TH__OP_PRIVATE(sfx) TH_PRIVATE(TH__OP_PASTE(TH_OP, sfx))
 #define TH__OP_FN(sfx) TH__STR(TH__OP_NAME(sfx))
+/* A complex dtype's parts: real and imag views are tensors of this type. */
+#if defined(TH_REAL_IS_C64)
+#define TH__PART_TENSOR th_f32_tensor
+#elif defined(TH_REAL_IS_C128)
+#define TH__PART_TENSOR th_f64_tensor
+#endif
 
 #ifndef TH__DEFINING
 
@@ -125,6 +131,12 @@ TH_API TH_NAME(tensor) *TH_NAME(permute)(TH_NAME(tensor) *t, const int *dims);
 TH_API TH_NAME(tensor) *TH_NAME(narrow)(TH_NAME(tensor) *t, int dim, int64_t start, int64_t length);
 /* The slice at index of dim, which is removed. */
 TH_API TH_NAME(tensor) *TH_NAME(select)(TH_NAME(tensor) *t, int dim, int64_t index);
+#if defined(TH_REAL_IS_C64) || defined(TH_REAL_IS_C128)
+/* The real and imaginary parts, as views of the real dtype of the same precision (th_c64_real gives an f32 view
+ * whose strides are twice t's): writing through them writes t. th_tensor_real / th_tensor_imag in core/view.h. */
+TH_API TH__PART_TENSOR *TH_DT_PASTE(th_, _real)(TH_NAME(tensor) *t); /* not TH_NAME: `real` is the element type's macro */
+TH_API TH__PART_TENSOR *TH_DT_PASTE(th_, _imag)(TH_NAME(tensor) *t);
+#endif
 /* Windows of size elements every step along dim, as a new last dim. */
 TH_API TH_NAME(tensor) *TH_NAME(unfold)(TH_NAME(tensor) *t, int dim, int64_t size, int64_t step);
 /* Without its size-1 dims / without dim if it has size 1 (else an unchanged view). */
@@ -600,6 +612,20 @@ TH_API TH_NAME(tensor) *TH_NAME(select)(TH_NAME(tensor) *t, int dim, int64_t ind
     return TH__T(th__select(TH__FN(select), TH__B(t), dim, index));
 }
 
+#if defined(TH_REAL_IS_C64) || defined(TH_REAL_IS_C128)
+TH_API TH__PART_TENSOR *TH_DT_PASTE(th_, _real)(TH_NAME(tensor) *t)
+{
+    if (TH__WRONG_DTYPE(t)) return NULL;
+    return (TH__PART_TENSOR *)th__complex_part(__func__, TH__B(t), false);
+}
+
+TH_API TH__PART_TENSOR *TH_DT_PASTE(th_, _imag)(TH_NAME(tensor) *t)
+{
+    if (TH__WRONG_DTYPE(t)) return NULL;
+    return (TH__PART_TENSOR *)th__complex_part(__func__, TH__B(t), true);
+}
+#endif
+
 TH_API TH_NAME(tensor) *TH_NAME(unfold)(TH_NAME(tensor) *t, int dim, int64_t size, int64_t step)
 {
     if (TH__WRONG_DTYPE(t)) return NULL;
@@ -696,3 +722,4 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 #undef TH__OP_NAME
 #undef TH__OP_PRIVATE
 #undef TH__OP_FN
+#undef TH__PART_TENSOR

@@ -6,7 +6,12 @@
 #endif
 #ifndef TH__DEFINING
 
-/* Nothing public. */
+/* The real and imaginary parts of a complex tensor as views of the real dtype of the same precision (c64 ->
+ * f32, c128 -> f64), as PyTorch's real and imag: the same storage, every stride doubled, so writing through the
+ * view writes the complex tensor. real of a tensor that is not complex is the tensor itself (retained); imag of
+ * one is TH_ERR_DTYPE. The typed forms are th_c64_real / th_c64_imag and th_c128_real / th_c128_imag. */
+TH_API th_tensor *th_tensor_real(th_tensor *t);
+TH_API th_tensor *th_tensor_imag(th_tensor *t);
 
 #else /* TH__DEFINING */
 
@@ -23,6 +28,27 @@ static th_tensor *th__view_of(const char *fn, const th_tensor *src, int64_t offs
             return NULL;                                   \
         }                                                  \
     } while (0)
+
+static th_tensor *th__complex_part(const char *fn, th_tensor *t, bool imag)
+{
+    TH__NEED(t, fn);
+    if (t->dtype != TH_C64 && t->dtype != TH_C128) {
+        if (!imag) return th_tensor_retain(t);
+        th__fail(TH_ERR_DTYPE, fn, "t is %s; only a complex tensor has an imaginary part", th_dtype_name(t->dtype));
+        return NULL;
+    }
+    int64_t strides[TH_MAX_DIMS];
+    for (int d = 0; d < t->ndim; d++)
+        if (__builtin_mul_overflow(t->strides[d], 2, &strides[d])) {
+            th__fail(TH_ERR_OVERFLOW, fn, "stride %lld of dim %d doubled overflows int64", (long long)t->strides[d], d);
+            return NULL;
+        }
+    return th__tensor_make(fn, t->dtype == TH_C64 ? TH_F32 : TH_F64, t->storage, 2 * t->offset + imag, t->ndim,
+                           t->sizes, strides);
+}
+
+TH_API th_tensor *th_tensor_real(th_tensor *t) { return th__complex_part("th_tensor_real", t, false); }
+TH_API th_tensor *th_tensor_imag(th_tensor *t) { return th__complex_part("th_tensor_imag", t, true); }
 
 /* Replaces one -1 in sizes by what makes the element count numel. */
 static int th__infer_size(const char *fn, int ndim, const int64_t *sizes, int64_t numel, int64_t *out)

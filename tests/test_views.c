@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <complex.h>
+
 #include "check.h"
 
 /* ---- helpers ---------------------------------------------------------------------------- */
@@ -905,6 +907,60 @@ static void test_generic(void)
     th_release(c);
 }
 
+/* real and imag: views of the parts with doubled strides, writable through, over any layout. */
+static void test_complex_parts(void)
+{
+    th_c64_tensor *z = th_c64_empty(2, (int64_t[]){2, 3});
+    for (int i = 0; i < 6; i++) th_c64_data(z)[i] = (float)i + (float)(10 * i) * I;
+    th_f32_tensor *re = th_c64_real(z), *im = th_c64_imag(z);
+    CHECK(re && im);
+    if (!re || !im) return;
+    CHECK_INT_EQ(th_f32_strides(re)[0], 6);
+    CHECK_INT_EQ(th_f32_strides(re)[1], 2);
+    CHECK(th_f32_storage(re) == th_c64_storage(z));
+    for (int64_t i = 0; i < 2; i++)
+        for (int64_t j = 0; j < 3; j++) {
+            CHECK(th_f32_get(re, (int64_t[]){i, j}) == (float)(i * 3 + j));
+            CHECK(th_f32_get(im, (int64_t[]){i, j}) == (float)(10 * (i * 3 + j)));
+        }
+    /* writing through the view writes the complex tensor */
+    th_f32_set(im, (int64_t[]){1, 2}, -7.0f);
+    CHECK(cimagf(th_c64_data(z)[5]) == -7.0f && crealf(th_c64_data(z)[5]) == 5.0f);
+    /* of a transposed, narrowed view: its strides and offset, doubled */
+    th_c64_tensor *zt = th_c64_transpose(z, 0, 1);
+    th_c64_tensor *zn = th_c64_narrow(zt, 0, 1, 2); /* 2x2: columns 1..2 of z as rows */
+    th_f32_tensor *imn = th_c64_imag(zn);
+    CHECK_INT_EQ(th_f32_offset(imn), 3);
+    CHECK(th_f32_get(imn, (int64_t[]){1, 0}) == 20.0f && th_f32_get(imn, (int64_t[]){1, 1}) == -7.0f);
+    /* the part outlives the complex tensor: it holds the storage */
+    th_c64_release(zn);
+    th_c64_release(zt);
+    th_c64_release(z);
+    CHECK(th_f32_get(re, (int64_t[]){1, 1}) == 4.0f);
+    th_f32_release(imn);
+    th_f32_release(re);
+    th_f32_release(im);
+
+    th_c128_tensor *w = th_c128_full(1, (int64_t[]){3}, 1.5 - 2.5 * I);
+    th_f64_tensor *wi = th_c128_imag(w);
+    CHECK(th_f64_get(wi, (int64_t[]){2}) == -2.5);
+    th_f64_release(wi);
+    /* erased: real of a real tensor is itself; imag of one is refused */
+    th_f32_tensor *f = th_f32_zeros(1, (int64_t[]){4});
+    th_tensor *same = th_tensor_real(th_f32_base(f));
+    CHECK(same == th_f32_base(f));
+    th_tensor_release(same);
+    CHECK_NULL(th_tensor_imag(th_f32_base(f)), TH_ERR_DTYPE, "th_tensor_imag", "f32; only a complex tensor");
+    CHECK_NULL(th_tensor_real(NULL), TH_ERR_INVALID, "th_tensor_real", "NULL tensor");
+    th_tensor *wr = th_tensor_real(th_c128_base(w));
+    CHECK(th_tensor_dtype(wr) == TH_F64 && th_tensor_strides(wr)[0] == 2);
+    th_tensor_release(wr);
+    /* a wrong handle: the typed form checks its dtype */
+    CHECK_NULL(th_c64_real((th_c64_tensor *)(void *)th_f32_base(f)), TH_ERR_DTYPE, "th_c64_real", "t is f32, not c64");
+    th_f32_release(f);
+    th_c128_release(w);
+}
+
 int main(void)
 {
     test_begin();
@@ -921,5 +977,6 @@ int main(void)
     test_flatten();
     test_chains();
     test_generic();
+    test_complex_parts();
     return test_end("views");
 }

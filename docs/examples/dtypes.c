@@ -1,11 +1,13 @@
-/* Type promotion (docs/core.md, "Type promotion"): the dtype an op on operands of different dtypes computes in,
- * by PyTorch's rules, then the conversion that brings each operand there.
- * Build and run: cc -std=c11 -I. docs/examples/promote.c -lm -o promote && ./promote */
+/* Mixing dtypes (docs/core.md, "Type promotion" and "Views"): the dtype an op on operands of different dtypes
+ * computes in, by PyTorch's rules, then the conversion that brings each operand there; and a complex tensor's
+ * real and imaginary parts as views.
+ * Build and run: cc -std=c11 -I. docs/examples/dtypes.c -lm -o dtypes && ./dtypes */
 #define TH_IMPLEMENTATION
 #define TH_SELECT_DTYPES
 #define TH_WANT_I32
 #define TH_WANT_F32
 #define TH_WANT_F64
+#define TH_WANT_C64
 #include "tensor.h"
 
 #include <stdio.h>
@@ -31,6 +33,22 @@ int main(void)
     }
     th_f64_print(stdout, scaled);
     int ok = dt == TH_F64 && th_f64_data(scaled)[3] == 1.5;
+
+    /* a complex tensor's parts are f32 views over its storage: writing the imaginary part writes z */
+    int64_t n = 3;
+    th_c64_tensor *z = th_c64_zeros(1, &n);
+    th_f32_tensor *re = z ? th_c64_real(z) : NULL, *im = z ? th_c64_imag(z) : NULL;
+    if (!re || !im) {
+        fprintf(stderr, "%s\n", th_last_error());
+        return 1;
+    }
+    th_f32_fill(re, 1.0f);
+    th_f32_copy(im, re); /* z = 1 + 1i everywhere */
+    th_c64_print(stdout, z);
+    ok = ok && th_f32_strides(im)[0] == 2;
+    th_f32_release(im);
+    th_f32_release(re);
+    th_c64_release(z);
     th_f64_release(scaled);
     th_f64_release(a);
     th_f64_release(scale);
