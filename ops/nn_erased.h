@@ -14,16 +14,56 @@
 
 #else
 
+/* The row kernels' attribute: TH__HOT's -O3 and, for gcc, no trapping math: without it gcc keeps the compares
+ * of the clamp and the maximum as branches (a compare might raise an exception nobody tests) and the loops
+ * scalar. The results are the same bits. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define TH__NN_HOT __attribute__((optimize("O3", "no-trapping-math")))
+#else
+#define TH__NN_HOT TH__HOT
+#endif
+
+/* The kernels for each compute type, compiled for the x86-64 baseline and (as core/vecmath.h's loops) for
+ * AVX2 and AVX-512, picked per call by th__simd_level(). Without FMA contraction (ISO C mode) every copy gives
+ * the same bits but for the exp's own fused or unfused steps. */
 #define TH__NN_T float
 #define TH__NN_F(x) th__nn_f32_##x
+#define TH__NN_TARGET
 #define TH__NN_EXP th__vec_exp_f32
-#define TH__NN_MAX FLT_MAX
+#define TH__NN_LOW (-256.0)
 #include "nn_rows.h"
 #define TH__NN_T double
 #define TH__NN_F(x) th__nn_f64_##x
+#define TH__NN_TARGET
 #define TH__NN_EXP th__vec_exp_f64
-#define TH__NN_MAX DBL_MAX
+#define TH__NN_LOW (-2048.0)
 #include "nn_rows.h"
+#ifdef TH__VEC_X86
+#define TH__NN_T float
+#define TH__NN_F(x) th__nn_f32_avx2_##x
+#define TH__NN_TARGET TH__VEC_AVX2
+#define TH__NN_EXP th__vec_exp_f32
+#define TH__NN_LOW (-256.0)
+#include "nn_rows.h"
+#define TH__NN_T double
+#define TH__NN_F(x) th__nn_f64_avx2_##x
+#define TH__NN_TARGET TH__VEC_AVX2
+#define TH__NN_EXP th__vec_exp_f64
+#define TH__NN_LOW (-2048.0)
+#include "nn_rows.h"
+#define TH__NN_T float
+#define TH__NN_F(x) th__nn_f32_avx512_##x
+#define TH__NN_TARGET TH__VEC_AVX512
+#define TH__NN_EXP th__vec_exp_f32
+#define TH__NN_LOW (-256.0)
+#include "nn_rows.h"
+#define TH__NN_T double
+#define TH__NN_F(x) th__nn_f64_avx512_##x
+#define TH__NN_TARGET TH__VEC_AVX512
+#define TH__NN_EXP th__vec_exp_f64
+#define TH__NN_LOW (-2048.0)
+#include "nn_rows.h"
+#endif
 
 typedef enum th__nn_op { TH__NN_SOFTMAX, TH__NN_LOG_SOFTMAX, TH__NN_LAYER_NORM, TH__NN_RMS_NORM } th__nn_op;
 
@@ -40,6 +80,7 @@ typedef struct th__nn_plan {
     char *x, *y;                                        /* the first elements */
     const void *w, *b;                                  /* n contiguous float (double for f64), or NULL */
     double eps;
+    int level;                                          /* th__simd_level(): which copy of the kernels */
     _Atomic int failed;                                 /* a thread could not get its buffers */
 } th__nn_plan;
 
@@ -64,25 +105,38 @@ static void th__nn_store_f32(char *dst, th_dtype dt, int64_t s, const float *res
         for (int64_t i = 0; i < n; i++) ((th_bfloat16 *)(void *)dst)[i * s] = th_bfloat16_from_float(src[i]);
 }
 
+/* One row through the kernel of the plan's op, in the copy for the plan's SIMD level. */
+#define TH__NN_ROW(K)                                                                                                 \
+    switch (p->op) {                                                                                                 \
+    case TH__NN_SOFTMAX: K##softmax_row(x, y, p->n); break;                                                          \
+    case TH__NN_LOG_SOFTMAX: K##log_softmax_row(x, y, p->n); break;                                                  \
+    default: K##norm_row(x, y, p->n, w, b, p->eps, p->op == TH__NN_RMS_NORM);                                         \
+    }
+
 static void th__nn_f32_row(const th__nn_plan *p, const float *x, float *y)
 {
-    switch (p->op) {
-    case TH__NN_SOFTMAX: th__nn_f32_softmax_row(x, y, p->n); break;
-    case TH__NN_LOG_SOFTMAX: th__nn_f32_log_softmax_row(x, y, p->n); break;
-    default:
-        th__nn_f32_norm_row(x, y, p->n, (const float *)p->w, (const float *)p->b, p->eps, p->op == TH__NN_RMS_NORM);
+    const float *w = (const float *)p->w, *b = (const float *)p->b;
+    switch (p->level) {
+#ifdef TH__VEC_X86
+    case TH__SIMD_AVX512: TH__NN_ROW(th__nn_f32_avx512_) return;
+    case TH__SIMD_AVX2: TH__NN_ROW(th__nn_f32_avx2_) return;
+#endif
+    default: TH__NN_ROW(th__nn_f32_)
     }
 }
 
 static void th__nn_f64_row(const th__nn_plan *p, const double *x, double *y)
 {
-    switch (p->op) {
-    case TH__NN_SOFTMAX: th__nn_f64_softmax_row(x, y, p->n); break;
-    case TH__NN_LOG_SOFTMAX: th__nn_f64_log_softmax_row(x, y, p->n); break;
-    default:
-        th__nn_f64_norm_row(x, y, p->n, (const double *)p->w, (const double *)p->b, p->eps, p->op == TH__NN_RMS_NORM);
+    const double *w = (const double *)p->w, *b = (const double *)p->b;
+    switch (p->level) {
+#ifdef TH__VEC_X86
+    case TH__SIMD_AVX512: TH__NN_ROW(th__nn_f64_avx512_) return;
+    case TH__SIMD_AVX2: TH__NN_ROW(th__nn_f64_avx2_) return;
+#endif
+    default: TH__NN_ROW(th__nn_f64_)
     }
 }
+#undef TH__NN_ROW
 
 /* Rows begin..end-1 (threads' body for th__parallel_chunks). */
 static void th__nn_rows(void *ctx, int64_t begin, int64_t end)
@@ -282,6 +336,7 @@ TH__MAYBE_UNUSED static th_tensor *th__nn_run(const char *fn, th__nn_op op, th_t
     p->w = w ? th_tensor_data(w) : NULL;
     p->b = b ? th_tensor_data(b) : NULL;
     p->eps = eps;
+    p->level = th__simd_level();
     atomic_init(&p->failed, 0);
     th__parallel_chunks(p->nrows, th__threads_for(numel), th__nn_rows, p);
     if (atomic_load(&p->failed)) {

@@ -7,16 +7,18 @@
  *
  * nn_erased.h defines before each inclusion:
  *   TH__NN_T       the compute type (float or double)
- *   TH__NN_F(x)    the name of x for this type (th__nn_f32_x)
+ *   TH__NN_F(x)    the name of x for this type and instruction set (th__nn_f32_x, th__nn_f32_avx2_x)
+ *   TH__NN_TARGET  the instruction set's attribute (empty for the baseline; core/vecmath.h's TH__VEC_AVX2 ...)
  *   TH__NN_EXP     out[i] = exp(in[i]) over n contiguous elements (core/vecmath.h), out may equal in
- *   TH__NN_MAX     the type's largest finite value */
+ *   TH__NN_LOW     a difference x - max below which exp is 0 in the type (differences are clamped to it,
+ *                  so that an element of -inf takes part without a NaN) */
 #ifndef TH__NN_T
 #error "ops/nn_rows.h is included by ops/nn_erased.h only"
 #endif
 
 /* The largest element, NaN skipped (a NaN reaches the result through the sum instead); -inf for a row of
  * -inf. */
-static TH__HOT TH__NN_T TH__NN_F(row_max)(const TH__NN_T *restrict x, int64_t n)
+static TH__NN_HOT TH__NN_TARGET TH__NN_T TH__NN_F(row_max)(const TH__NN_T *restrict x, int64_t n)
 {
     TH__NN_T m[8];
     for (int j = 0; j < 8; j++) m[j] = -(TH__NN_T)INFINITY;
@@ -32,7 +34,7 @@ static TH__HOT TH__NN_T TH__NN_F(row_max)(const TH__NN_T *restrict x, int64_t n)
 /* sum over i of exp(x[i] - m), in double; e (when not NULL) receives the terms. The difference x[i] - m is
  * exact in double; for float its part below float's precision (lo) corrects the float exp to first order, so
  * the terms are as good as the vectorised exp (about 1 ulp) however far x[i] is below m. */
-static TH__HOT double TH__NN_F(exp_sum)(const TH__NN_T *x, TH__NN_T *e, int64_t n, TH__NN_T m)
+static TH__NN_HOT TH__NN_TARGET double TH__NN_F(exp_sum)(const TH__NN_T *x, TH__NN_T *e, int64_t n, TH__NN_T m)
 {
     enum { CH = 512 };
     TH__NN_T hi[CH], lo[CH], ex[CH];
@@ -42,10 +44,10 @@ static TH__HOT double TH__NN_F(exp_sum)(const TH__NN_T *x, TH__NN_T *e, int64_t 
         const TH__NN_T *xc = x + i0;
         for (int64_t k = 0; k < c; k++) {
             double d = (double)xc[k] - (double)m;
+            d = d < TH__NN_LOW ? TH__NN_LOW : d; /* -inf (and NaN kept): no NaN from -inf - (-inf) below */
             TH__NN_T h = (TH__NN_T)d;
-            TH__NN_T l = (TH__NN_T)(d - (double)h);
             hi[k] = h;
-            lo[k] = h >= -TH__NN_MAX ? l : (TH__NN_T)0; /* -inf - (-inf) is NaN: no correction there */
+            lo[k] = (TH__NN_T)(d - (double)h);
         }
         TH__NN_T *out = e ? e + i0 : ex;
         TH__NN_EXP(out, hi, c);
@@ -60,7 +62,7 @@ static TH__HOT double TH__NN_F(exp_sum)(const TH__NN_T *x, TH__NN_T *e, int64_t 
 
 /* y = exp(x - max) / sum: a row holding NaN, +inf, or only -inf gives NaN everywhere (as PyTorch); -inf
  * elements of any other row give exactly 0. */
-static TH__HOT void TH__NN_F(softmax_row)(const TH__NN_T *x, TH__NN_T *y, int64_t n)
+static TH__NN_HOT TH__NN_TARGET void TH__NN_F(softmax_row)(const TH__NN_T *x, TH__NN_T *y, int64_t n)
 {
     TH__NN_T m = TH__NN_F(row_max)(x, n);
     double inv = 1.0 / TH__NN_F(exp_sum)(x, y, n, m);
@@ -68,7 +70,7 @@ static TH__HOT void TH__NN_F(softmax_row)(const TH__NN_T *x, TH__NN_T *y, int64_
 }
 
 /* y = (x - max) - log(sum exp(x - max)): never overflows; -inf elements stay -inf. */
-static TH__HOT void TH__NN_F(log_softmax_row)(const TH__NN_T *x, TH__NN_T *y, int64_t n)
+static TH__NN_HOT TH__NN_TARGET void TH__NN_F(log_softmax_row)(const TH__NN_T *x, TH__NN_T *y, int64_t n)
 {
     TH__NN_T m = TH__NN_F(row_max)(x, n);
     double l = log(TH__NN_F(exp_sum)(x, NULL, n, m));
@@ -77,7 +79,7 @@ static TH__HOT void TH__NN_F(log_softmax_row)(const TH__NN_T *x, TH__NN_T *y, in
 }
 
 /* Sum of x[i] (square 0) or of (x[i] - shift)^2 (square 1), in double. */
-static TH__HOT double TH__NN_F(row_sum)(const TH__NN_T *restrict x, int64_t n, int square, double shift)
+static TH__NN_HOT TH__NN_TARGET double TH__NN_F(row_sum)(const TH__NN_T *restrict x, int64_t n, int square, double shift)
 {
     double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int64_t i = 0;
@@ -102,7 +104,7 @@ static TH__HOT double TH__NN_F(row_sum)(const TH__NN_T *restrict x, int64_t n, i
 /* layer_norm (rms 0): y = (x - mean) / sqrt(var + eps) * w + b with the biased variance; rms_norm (rms 1):
  * y = x / sqrt(mean(x^2) + eps) * w. w and b (contiguous, n elements) may be NULL. Computed in double, two
  * passes over the row for the variance. */
-static TH__HOT void TH__NN_F(norm_row)(const TH__NN_T *x, TH__NN_T *y, int64_t n, const TH__NN_T *restrict w,
+static TH__NN_HOT TH__NN_TARGET void TH__NN_F(norm_row)(const TH__NN_T *x, TH__NN_T *y, int64_t n, const TH__NN_T *restrict w,
                                        const TH__NN_T *restrict b, double eps, int rms)
 {
     double mean = rms ? 0.0 : TH__NN_F(row_sum)(x, n, 0, 0.0) / (double)n;
@@ -120,5 +122,6 @@ static TH__HOT void TH__NN_F(norm_row)(const TH__NN_T *x, TH__NN_T *y, int64_t n
 
 #undef TH__NN_T
 #undef TH__NN_F
+#undef TH__NN_TARGET
 #undef TH__NN_EXP
-#undef TH__NN_MAX
+#undef TH__NN_LOW

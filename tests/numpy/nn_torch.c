@@ -178,6 +178,8 @@ static void one_case(const char *line)
 
 int main(int argc, char **argv)
 {
+    (void)peer_read_all; /* peer_files.h's file readers: the file tests', not this one's */
+    (void)peer_contiguous;
     dir = argc == 4 ? argv[1] : NULL;
     int rc = peer_start(argc, argv, "nn_torch", "PyTorch");
     if (rc >= 0) return rc; /* 77: torch missing */
