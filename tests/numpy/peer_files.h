@@ -53,7 +53,7 @@ static int peer_start(int argc, char **argv, const char *test, const char *peer)
 }
 
 /* The whole file, malloc'd (NULL when it cannot be read); its size in *n. */
-TH__MAYBE_UNUSED static void *peer_read_all(const char *path, long *n)
+static void *peer_read_all(const char *path, long *n)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -70,7 +70,7 @@ TH__MAYBE_UNUSED static void *peer_read_all(const char *path, long *n)
 }
 
 /* A C-contiguous copy of t, through the library's own copy. */
-TH__MAYBE_UNUSED static th_tensor *peer_contiguous(const th_tensor *t)
+static th_tensor *peer_contiguous(const th_tensor *t)
 {
     size_t es = th_dtype_info(th_tensor_dtype(t))->size;
     th_storage *s = th_storage_new(th_tensor_numel(t) * (int64_t)es, NULL, NULL);
