@@ -99,6 +99,7 @@ extern "C" {
 #include "ops/reduce_erased.h"
 #include "ops/random_erased.h"
 #include "ops/linalg_erased.h"
+#include "ops/nn_erased.h"
 
 /* Every per-dtype function: tensor_generic.h (which includes the op families of ops/) stamped for every
  * selected dtype. */

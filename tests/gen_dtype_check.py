@@ -33,6 +33,7 @@ SCALARS = {
     'lo': '0', 'hi': '2', 'mean': '0', 'std': '1', 'lambda': '1', 'p': '1',
     'keepdim': 'false', 'descending': 'false', 'largest': 'true', 'sorted': 'true', 'replacement': 'true',
     'accumulate': 'false', 'gen': 'NULL', 'f': 'dc_devnull',
+    'normalized_ndim': '2', 'eps': '1e-5',
 }
 POINTERS = {
     ('const int64_t *', 'sizes'): '(const int64_t[]){2, 2}',

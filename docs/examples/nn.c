@@ -1,0 +1,63 @@
+/* Neural-network ops with tensor.h: softmax and log_softmax over a dim, layer_norm and rms_norm over trailing
+ * dims, into new tensors and into outs (the input itself included), and an error.
+ * Build: cc -std=c11 -I. docs/examples/nn.c -lm */
+#define TH_IMPLEMENTATION
+/* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
+#define TH_SELECT_DTYPES
+#define TH_WANT_F32
+#define TH_WANT_BF16
+#include <math.h>
+#include "tensor.h"
+
+int main(void)
+{
+    /* attention-like scores: 2 rows of 4, one masked with -inf */
+    float v[8] = {1, 2, 3, 4, 0, -INFINITY, 0, 0};
+    th_f32_tensor *x = th_f32_empty(2, (int64_t[]){2, 4});
+    for (int i = 0; i < 8; i++) th_f32_data(x)[i] = v[i];
+
+    /* softmax along the last dim: rows sum to 1, the masked element is exactly 0 */
+    th_f32_tensor *p = th_f32_softmax(x, -1);
+    th_f32_print(stdout, p);
+    /* log_softmax never overflows: exp(1000) would */
+    th_f32_tensor *big = th_f32_full(1, (int64_t[]){3}, 1000.0f);
+    th_f32_tensor *lp = th_f32_log_softmax(big, 0); /* each -log(3) */
+
+    /* layer_norm over the last dim with a weight and a bias (either may be NULL) */
+    th_f32_tensor *w = th_f32_full(1, (int64_t[]){4}, 2.0f), *b = th_f32_full(1, (int64_t[]){4}, 0.5f);
+    th_f32_tensor *ln = th_f32_layer_norm(x, 1, (int64_t[]){4}, w, b, 1e-5);
+
+    /* rms_norm in place, on a transposed view: any strides, out may be the input */
+    th_f32_tensor *y = th_f32_ones(2, (int64_t[]){4, 2});
+    th_f32_tensor *yt = th_f32_transpose(y, 0, 1);
+    int st = th_f32_rms_norm_out(yt, yt, 1, (int64_t[]){4}, NULL, 0.0);
+
+    /* bf16 computes in float and rounds once */
+    th_bf16_tensor *h = th_bf16_ones(1, (int64_t[]){4});
+    th_bf16_tensor *hs = th_bf16_softmax(h, 0); /* each 0.25 */
+
+    int ok = p && lp && ln && hs && st == TH_OK && th_f32_get(p, (int64_t[]){1, 1}) == 0.0f &&
+             fabsf(th_f32_get(p, (int64_t[]){1, 0}) - 1.0f / 3) < 1e-7f &&
+             fabsf(th_f32_get(lp, (int64_t[]){0}) + logf(3.0f)) < 1e-6f &&
+             fabsf(th_f32_get(ln, (int64_t[]){0, 3}) - (0.5f + 2 * 1.3416355f)) < 1e-5f &&
+             th_f32_get(y, (int64_t[]){2, 1}) == 1.0f && th_bfloat16_to_float(th_bf16_get(hs, (int64_t[]){2})) == 0.25f;
+
+    /* an error names the function and the value */
+    th_f32_tensor *bad = th_f32_layer_norm(x, 1, (int64_t[]){3}, NULL, NULL, 1e-5);
+    printf("%s\n", th_last_error());
+    ok = ok && bad == NULL && th_last_status() == TH_ERR_SHAPE;
+
+    th_bf16_release(hs);
+    th_bf16_release(h);
+    th_f32_release(yt);
+    th_f32_release(y);
+    th_f32_release(ln);
+    th_f32_release(w);
+    th_f32_release(b);
+    th_f32_release(lp);
+    th_f32_release(big);
+    th_f32_release(p);
+    th_f32_release(x);
+    printf("%s\n", ok ? "ok" : "FAILED");
+    return ok ? 0 : 1;
+}

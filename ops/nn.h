@@ -1,0 +1,108 @@
+/* ops/nn.h: neural-network ops: softmax, log_softmax, layer_norm, rms_norm. Stamped per dtype through
+ * tensor_generic.h for the floating dtypes (f16 and bf16 compute in float); the front doors only check the
+ * dtypes, the work is done once for every dtype in ops/nn_erased.h. docs/nn.md. */
+#if defined(TH_REAL_IS_FLOATING)
+#ifndef TH__DEFINING
+
+/* Every function here: x of any strides and any number of dims; the new forms return a new contiguous tensor
+ * (NULL on error), the _out forms write into out, which must have x's shape and dtype (any strides, x itself
+ * included), and return 0 or a negative status. Each row is computed alone, so the result is the same bits
+ * for any thread count. Errors: NULL x or out (TH_ERR_INVALID), a tensor of another dtype (TH_ERR_DTYPE),
+ * device memory (TH_ERR_DEVICE), an out of the wrong shape (TH_ERR_SHAPE), read-only (TH_ERR_READ_ONLY) or
+ * whose elements overlap (TH_ERR_INVALID), out of memory (TH_ERR_NOMEM). */
+
+/* exp(x - max) / sum(exp(x - max)) along dim (negative counts from the end; a 0-d x takes 0 and -1), as
+ * torch.softmax. Exact zeros for -inf elements; a row holding NaN or +inf, or only -inf, is NaN throughout
+ * (as PyTorch). Errors: dim out of range (TH_ERR_RANGE). */
+TH_API TH_NAME(tensor) *TH_NAME(softmax)(const TH_NAME(tensor) *x, int dim);
+TH_API int TH_NAME(softmax_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int dim);
+/* x - max - log(sum(exp(x - max))) along dim, as torch.log_softmax: no overflow, -inf elements stay -inf,
+ * NaN rows as softmax. */
+TH_API TH_NAME(tensor) *TH_NAME(log_softmax)(const TH_NAME(tensor) *x, int dim);
+TH_API int TH_NAME(log_softmax_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int dim);
+
+/* torch.nn.functional.layer_norm: over the last normalized_ndim dims of x, whose sizes must be sizes[0..],
+ * (x - mean) / sqrt(var + eps) * weight + bias with the biased variance; weight and bias have the normalized
+ * shape and may each be NULL (1 and 0). Errors: normalized_ndim < 1 or NULL sizes (TH_ERR_INVALID), more
+ * dims than x has, sizes that are not x's trailing sizes, weight or bias of another shape (TH_ERR_SHAPE),
+ * eps negative, NaN or infinite (TH_ERR_INVALID). */
+TH_API TH_NAME(tensor) *TH_NAME(layer_norm)(const TH_NAME(tensor) *x, int normalized_ndim, const int64_t *sizes,
+                                            const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias, double eps);
+TH_API int TH_NAME(layer_norm_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int normalized_ndim,
+                                   const int64_t *sizes, const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias,
+                                   double eps);
+/* RMSNorm (torch.nn.functional.rms_norm of PyTorch 2.4): x / sqrt(mean(x^2) + eps) * weight over the last
+ * normalized_ndim dims; weight may be NULL. Errors as layer_norm. */
+TH_API TH_NAME(tensor) *TH_NAME(rms_norm)(const TH_NAME(tensor) *x, int normalized_ndim, const int64_t *sizes,
+                                          const TH_NAME(tensor) *weight, double eps);
+TH_API int TH_NAME(rms_norm_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int normalized_ndim,
+                                 const int64_t *sizes, const TH_NAME(tensor) *weight, double eps);
+
+#else /* definitions */
+
+TH_API TH_NAME(tensor) *TH_NAME(softmax)(const TH_NAME(tensor) *x, int dim)
+{
+    if (TH__WRONG_DTYPE(x)) return NULL;
+    return TH__T(th__nn_run(TH__FN(softmax), TH__NN_SOFTMAX, NULL, TH__B(x), dim, 0, NULL, NULL, NULL, 0.0));
+}
+
+TH_API int TH_NAME(softmax_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int dim)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(softmax_out), "NULL out");
+    return th__nn_status(
+        th__nn_run(TH__FN(softmax_out), TH__NN_SOFTMAX, TH__B(out), TH__B(x), dim, 0, NULL, NULL, NULL, 0.0));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(log_softmax)(const TH_NAME(tensor) *x, int dim)
+{
+    if (TH__WRONG_DTYPE(x)) return NULL;
+    return TH__T(th__nn_run(TH__FN(log_softmax), TH__NN_LOG_SOFTMAX, NULL, TH__B(x), dim, 0, NULL, NULL, NULL, 0.0));
+}
+
+TH_API int TH_NAME(log_softmax_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int dim)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(log_softmax_out), "NULL out");
+    return th__nn_status(th__nn_run(TH__FN(log_softmax_out), TH__NN_LOG_SOFTMAX, TH__B(out), TH__B(x), dim, 0, NULL,
+                                    NULL, NULL, 0.0));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(layer_norm)(const TH_NAME(tensor) *x, int normalized_ndim, const int64_t *sizes,
+                                            const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias, double eps)
+{
+    if (TH__WRONG_DTYPE(x) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias)) return NULL;
+    return TH__T(th__nn_run(TH__FN(layer_norm), TH__NN_LAYER_NORM, NULL, TH__B(x), 0, normalized_ndim, sizes,
+                            TH__B(weight), TH__B(bias), eps));
+}
+
+TH_API int TH_NAME(layer_norm_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int normalized_ndim,
+                                   const int64_t *sizes, const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias,
+                                   double eps)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(layer_norm_out), "NULL out");
+    return th__nn_status(th__nn_run(TH__FN(layer_norm_out), TH__NN_LAYER_NORM, TH__B(out), TH__B(x), 0,
+                                    normalized_ndim, sizes, TH__B(weight), TH__B(bias), eps));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(rms_norm)(const TH_NAME(tensor) *x, int normalized_ndim, const int64_t *sizes,
+                                          const TH_NAME(tensor) *weight, double eps)
+{
+    if (TH__WRONG_DTYPE(x) || TH__WRONG_DTYPE(weight)) return NULL;
+    return TH__T(th__nn_run(TH__FN(rms_norm), TH__NN_RMS_NORM, NULL, TH__B(x), 0, normalized_ndim, sizes,
+                            TH__B(weight), NULL, eps));
+}
+
+TH_API int TH_NAME(rms_norm_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int normalized_ndim,
+                                 const int64_t *sizes, const TH_NAME(tensor) *weight, double eps)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x) || TH__WRONG_DTYPE(weight)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(rms_norm_out), "NULL out");
+    return th__nn_status(th__nn_run(TH__FN(rms_norm_out), TH__NN_RMS_NORM, TH__B(out), TH__B(x), 0, normalized_ndim,
+                                    sizes, TH__B(weight), NULL, eps));
+}
+
+#endif /* definitions */
+#endif /* TH_REAL_IS_FLOATING */

@@ -1,0 +1,372 @@
+/* ops/nn_erased.h: the NN family's work, written once for f32, f64, f16 and bf16: softmax and log_softmax
+ * over a dim, layer_norm and rms_norm over trailing dims. ops/nn.h holds the typed front doors, which check
+ * the dtypes and call th__nn_run here. Included twice by tensor.h: declarations (none are public) and, in the
+ * implementation, the definitions.
+ *
+ * The row engine: a call is a set of rows (the dim softmax works along, the trailing dims a norm works over,
+ * merged into one stride) and the outer dims that number them. Threads take consecutive runs of rows
+ * (core/thread.h); each row is computed alone, so the result is the same bits for any thread count. A row of
+ * f32 (f64) with unit stride is worked on in place; any other row is loaded into a float (double) buffer and
+ * its result stored back, so f16 and bf16 compute in float. The row kernels are ops/nn_rows.h. */
+#ifndef TH__DEFINING
+
+/* Nothing public: the functions are th_<sfx>_softmax and the others in ops/nn.h. */
+
+#else
+
+/* The row kernels' attribute: TH__HOT's -O3 and, for gcc, no trapping math: without it gcc keeps the compares
+ * of the clamp and the maximum as branches (a compare might raise an exception nobody tests) and the loops
+ * scalar. The results are the same bits. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define TH__NN_HOT __attribute__((optimize("O3", "no-trapping-math")))
+#else
+#define TH__NN_HOT TH__HOT
+#endif
+
+/* The kernels for each compute type, compiled for the x86-64 baseline and (as core/vecmath.h's loops) for
+ * AVX2 and AVX-512, picked per call by th__simd_level(). Without FMA contraction (ISO C mode) every copy gives
+ * the same bits but for the exp's own fused or unfused steps. */
+#define TH__NN_T float
+#define TH__NN_F(x) th__nn_f32_##x
+#define TH__NN_TARGET
+#define TH__NN_EXP th__vec_exp_f32
+#define TH__NN_LOW (-256.0)
+#include "nn_rows.h"
+#define TH__NN_T double
+#define TH__NN_F(x) th__nn_f64_##x
+#define TH__NN_TARGET
+#define TH__NN_EXP th__vec_exp_f64
+#define TH__NN_LOW (-2048.0)
+#include "nn_rows.h"
+#ifdef TH__VEC_X86
+#define TH__NN_T float
+#define TH__NN_F(x) th__nn_f32_avx2_##x
+#define TH__NN_TARGET TH__VEC_AVX2
+#define TH__NN_EXP th__vec_exp_f32
+#define TH__NN_LOW (-256.0)
+#include "nn_rows.h"
+#define TH__NN_T double
+#define TH__NN_F(x) th__nn_f64_avx2_##x
+#define TH__NN_TARGET TH__VEC_AVX2
+#define TH__NN_EXP th__vec_exp_f64
+#define TH__NN_LOW (-2048.0)
+#include "nn_rows.h"
+#define TH__NN_T float
+#define TH__NN_F(x) th__nn_f32_avx512_##x
+#define TH__NN_TARGET TH__VEC_AVX512
+#define TH__NN_EXP th__vec_exp_f32
+#define TH__NN_LOW (-256.0)
+#include "nn_rows.h"
+#define TH__NN_T double
+#define TH__NN_F(x) th__nn_f64_avx512_##x
+#define TH__NN_TARGET TH__VEC_AVX512
+#define TH__NN_EXP th__vec_exp_f64
+#define TH__NN_LOW (-2048.0)
+#include "nn_rows.h"
+#endif
+
+typedef enum th__nn_op { TH__NN_SOFTMAX, TH__NN_LOG_SOFTMAX, TH__NN_LAYER_NORM, TH__NN_RMS_NORM } th__nn_op;
+
+/* One call, as the threads see it. */
+typedef struct th__nn_plan {
+    th__nn_op op;
+    th_dtype dtype;
+    size_t es;                                          /* element size, bytes */
+    int64_t n;                                          /* row length */
+    int64_t xs, ys;                                     /* row strides, elements */
+    int nouter;                                         /* outer dims */
+    int64_t osize[TH_MAX_DIMS], oxs[TH_MAX_DIMS], oys[TH_MAX_DIMS];
+    int64_t nrows;
+    char *x, *y;                                        /* the first elements */
+    const void *w, *b;                                  /* n contiguous float (double for f64), or NULL */
+    double eps;
+    int level;                                          /* th__simd_level(): which copy of the kernels */
+    _Atomic int failed;                                 /* a thread could not get its buffers */
+} th__nn_plan;
+
+/* n elements at byte address src, stride s elements, of dtype dt, into float (f32, f16, bf16). */
+static void th__nn_load_f32(float *restrict dst, const char *src, th_dtype dt, int64_t s, int64_t n)
+{
+    if (dt == TH_F32)
+        for (int64_t i = 0; i < n; i++) dst[i] = ((const float *)(const void *)src)[i * s];
+    else if (dt == TH_F16)
+        for (int64_t i = 0; i < n; i++) dst[i] = th_float16_to_float(((const th_float16 *)(const void *)src)[i * s]);
+    else
+        for (int64_t i = 0; i < n; i++) dst[i] = th_bfloat16_to_float(((const th_bfloat16 *)(const void *)src)[i * s]);
+}
+
+static void th__nn_store_f32(char *dst, th_dtype dt, int64_t s, const float *restrict src, int64_t n)
+{
+    if (dt == TH_F32)
+        for (int64_t i = 0; i < n; i++) ((float *)(void *)dst)[i * s] = src[i];
+    else if (dt == TH_F16)
+        for (int64_t i = 0; i < n; i++) ((th_float16 *)(void *)dst)[i * s] = th_float16_from_float(src[i]);
+    else
+        for (int64_t i = 0; i < n; i++) ((th_bfloat16 *)(void *)dst)[i * s] = th_bfloat16_from_float(src[i]);
+}
+
+/* One row through the kernel of the plan's op, in the copy for the plan's SIMD level. */
+#define TH__NN_ROW(K)                                                                                                 \
+    switch (p->op) {                                                                                                 \
+    case TH__NN_SOFTMAX: K##softmax_row(x, y, p->n); break;                                                          \
+    case TH__NN_LOG_SOFTMAX: K##log_softmax_row(x, y, p->n); break;                                                  \
+    default: K##norm_row(x, y, p->n, w, b, p->eps, p->op == TH__NN_RMS_NORM);                                         \
+    }
+
+static void th__nn_f32_row(const th__nn_plan *p, const float *x, float *y)
+{
+    const float *w = (const float *)p->w, *b = (const float *)p->b;
+    switch (p->level) {
+#ifdef TH__VEC_X86
+    case TH__SIMD_AVX512: TH__NN_ROW(th__nn_f32_avx512_) return;
+    case TH__SIMD_AVX2: TH__NN_ROW(th__nn_f32_avx2_) return;
+#endif
+    default: TH__NN_ROW(th__nn_f32_)
+    }
+}
+
+static void th__nn_f64_row(const th__nn_plan *p, const double *x, double *y)
+{
+    const double *w = (const double *)p->w, *b = (const double *)p->b;
+    switch (p->level) {
+#ifdef TH__VEC_X86
+    case TH__SIMD_AVX512: TH__NN_ROW(th__nn_f64_avx512_) return;
+    case TH__SIMD_AVX2: TH__NN_ROW(th__nn_f64_avx2_) return;
+#endif
+    default: TH__NN_ROW(th__nn_f64_)
+    }
+}
+#undef TH__NN_ROW
+
+/* Rows begin..end-1 (threads' body for th__parallel_chunks). */
+static void th__nn_rows(void *ctx, int64_t begin, int64_t end)
+{
+    th__nn_plan *p = (th__nn_plan *)ctx;
+    if (begin >= end) return;
+    bool f64 = p->dtype == TH_F64, native = p->dtype == TH_F32 || f64;
+    size_t cs = f64 ? sizeof(double) : sizeof(float);
+    /* Buffers for rows that are not unit-stride rows of the compute type. */
+    void *buf = NULL;
+    if (!native || p->xs != 1 || p->ys != 1) {
+        buf = malloc(2 * (size_t)p->n * cs);
+        if (!buf) {
+            atomic_store(&p->failed, 1);
+            return;
+        }
+    }
+    int64_t idx[TH_MAX_DIMS], ox = 0, oy = 0, r = begin;
+    for (int d = p->nouter - 1; d >= 0; d--) {
+        idx[d] = r % p->osize[d];
+        r /= p->osize[d];
+        ox += idx[d] * p->oxs[d];
+        oy += idx[d] * p->oys[d];
+    }
+    for (int64_t row = begin; row < end; row++) {
+        char *xp = p->x + ox * (int64_t)p->es, *yp = p->y + oy * (int64_t)p->es;
+        bool xd = native && p->xs == 1, yd = native && p->ys == 1;
+        if (f64) {
+            double *bx = (double *)buf, *by = bx ? bx + p->n : NULL;
+            const double *xin = xd ? (const double *)(void *)xp : bx;
+            if (!xd)
+                for (int64_t i = 0; i < p->n; i++) bx[i] = ((const double *)(void *)xp)[i * p->xs];
+            double *yout = yd ? (double *)(void *)yp : by;
+            th__nn_f64_row(p, xin, yout);
+            if (!yd)
+                for (int64_t i = 0; i < p->n; i++) ((double *)(void *)yp)[i * p->ys] = by[i];
+        } else {
+            float *bx = (float *)buf, *by = bx ? bx + p->n : NULL;
+            if (!xd) th__nn_load_f32(bx, xp, p->dtype, p->xs, p->n);
+            float *yout = yd ? (float *)(void *)yp : by;
+            th__nn_f32_row(p, xd ? (const float *)(void *)xp : bx, yout);
+            if (!yd) th__nn_store_f32(yp, p->dtype, p->ys, by, p->n);
+        }
+        for (int d = p->nouter - 1; d >= 0; d--) { /* the next row */
+            ox += p->oxs[d];
+            oy += p->oys[d];
+            if (++idx[d] < p->osize[d]) break;
+            ox -= idx[d] * p->oxs[d];
+            oy -= idx[d] * p->oys[d];
+            idx[d] = 0;
+        }
+    }
+    free(buf);
+}
+
+/* Whether dims first..ndim-1 of t (size-1 dims aside) are one run of a single stride; *stride gets it (1
+ * when every one of them has size 1). */
+static bool th__nn_merges(const th_tensor *t, int first, int64_t *stride)
+{
+    int64_t s = 1, span = 0; /* span: the stride the next dim out must have */
+    bool seen = false;
+    for (int d = t->ndim - 1; d >= first; d--) {
+        if (t->sizes[d] == 1) continue;
+        if (!seen)
+            s = t->strides[d], span = s, seen = true;
+        else if (t->strides[d] != span)
+            return false;
+        span *= t->sizes[d];
+    }
+    *stride = s;
+    return true;
+}
+
+/* What each op is called in messages for its parameters. */
+static const char *th__nn_what(th__nn_op op) { return op == TH__NN_RMS_NORM ? "rms_norm" : "layer_norm"; }
+
+/* The affine parameter t (weight or bias) as n contiguous elements of the compute type, retained in *keep;
+ * its shape must be the normalised shape. */
+static int th__nn_param(const char *fn, const char *name, const th_tensor *t, th_dtype dt, int nnorm,
+                        const int64_t *nsizes, th_tensor **keep)
+{
+    *keep = NULL;
+    if (!t) return TH_OK;
+    if (!th_device_is_host(t->storage->device))
+        return th__fail(TH_ERR_DEVICE, fn, "%s is on device type %d, which the host cannot touch", name,
+                        (int)t->storage->device.type);
+    bool same = t->ndim == nnorm;
+    for (int d = 0; same && d < nnorm; d++) same = t->sizes[d] == nsizes[d];
+    if (!same) {
+        char a[160], b[160];
+        th__shape_string(t->ndim, t->sizes, a, sizeof a);
+        th__shape_string(nnorm, nsizes, b, sizeof b);
+        return th__fail(TH_ERR_SHAPE, fn, "%s has shape %s; the normalized shape is %s", name, a, b);
+    }
+    if (th__check_fits(fn, t)) return th_last_status();
+    *keep = th__convert_new(fn, dt == TH_F64 ? TH_F64 : TH_F32, t);
+    return *keep ? TH_OK : th_last_status();
+}
+
+/* The one driver: op over x into out (NULL: a new tensor). softmax and log_softmax take dim; the norms take
+ * the normalised shape (nnorm trailing sizes of x), weight, bias (NULL for rms_norm) and eps. Returns the
+ * result (out retained), or NULL on error. */
+TH__MAYBE_UNUSED static th_tensor *th__nn_run(const char *fn, th__nn_op op, th_tensor *out, const th_tensor *x,
+                                              int dim, int nnorm, const int64_t *nsizes, const th_tensor *weight,
+                                              const th_tensor *bias, double eps)
+{
+    if (!x) return th__fail(TH_ERR_INVALID, fn, "NULL x"), NULL;
+    if (!th_device_is_host(x->storage->device))
+        return th__fail(TH_ERR_DEVICE, fn, "x is on device type %d, which the host cannot touch",
+                        (int)x->storage->device.type),
+               NULL;
+    if (th__check_fits(fn, x)) return NULL;
+    bool norm = op == TH__NN_LAYER_NORM || op == TH__NN_RMS_NORM;
+    int first = 0; /* the row's dims are first..first+rowdims-1 */
+    int rowdims;
+    if (!norm) {
+        if (th__wrap_dim(fn, dim, x->ndim, &first)) return NULL;
+        rowdims = x->ndim > 0 ? 1 : 0;
+    } else {
+        if (nnorm < 1 || nnorm > x->ndim)
+            return th__fail(nnorm < 1 ? TH_ERR_INVALID : TH_ERR_SHAPE, fn,
+                            "the normalized shape has %d dims; x has %d and %s needs 1..%d", nnorm, x->ndim,
+                            th__nn_what(op), x->ndim),
+                   NULL;
+        if (!nsizes) return th__fail(TH_ERR_INVALID, fn, "NULL normalized shape"), NULL;
+        first = x->ndim - nnorm;
+        rowdims = nnorm;
+        for (int d = 0; d < nnorm; d++)
+            if (nsizes[d] != x->sizes[first + d]) {
+                char a[160], b[160];
+                th__shape_string(x->ndim, x->sizes, a, sizeof a);
+                th__shape_string(nnorm, nsizes, b, sizeof b);
+                return th__fail(TH_ERR_SHAPE, fn, "x has shape %s, whose trailing dims are not the normalized shape %s",
+                                a, b),
+                       NULL;
+            }
+        if (!(eps >= 0.0) || isinf(eps))
+            return th__fail(TH_ERR_INVALID, fn, "eps %g is not a finite number >= 0", eps), NULL;
+    }
+    th_tensor *result = th__result(fn, out, x->dtype, x->ndim, x->sizes);
+    if (!result) return NULL;
+    int64_t numel = th__numel(x);
+    if (numel == 0) return result;
+
+    th_tensor *w = NULL, *b = NULL, *xin = NULL, *y = result, *tmp = NULL;
+    th__nn_plan *p = NULL;
+    int status = TH_OK;
+    if (norm && (th__nn_param(fn, "weight", weight, x->dtype, nnorm, nsizes, &w) ||
+                 th__nn_param(fn, "bias", bias, x->dtype, nnorm, nsizes, &b)))
+        goto fail;
+    /* x as the rows read it: a copy where it overlaps out otherwise than exactly, or where the norm's dims do
+     * not merge into one stride; out through a contiguous temporary where they do not merge there. */
+    xin = th__unalias(fn, result, x);
+    if (!xin) goto fail;
+    int64_t xs = 0, ys = 0;
+    if (rowdims == 0)
+        xs = ys = 0;
+    else if (!norm)
+        xs = xin->strides[first], ys = result->strides[first];
+    else {
+        if (!th__nn_merges(xin, first, &xs)) {
+            th_tensor *c = th__convert_new(fn, x->dtype, xin);
+            if (!c) goto fail;
+            th_tensor_release(xin);
+            xin = c;
+            th__nn_merges(xin, first, &xs);
+        }
+        if (!th__nn_merges(result, first, &ys)) {
+            tmp = th__tensor_empty(fn, x->dtype, x->ndim, x->sizes);
+            if (!tmp) goto fail;
+            y = tmp;
+            th__nn_merges(y, first, &ys);
+        }
+    }
+    p = (th__nn_plan *)calloc(1, sizeof *p);
+    if (!p) {
+        th__fail(TH_ERR_NOMEM, fn, "out of memory");
+        goto fail;
+    }
+    p->op = op;
+    p->dtype = x->dtype;
+    p->es = th_dtype_info(x->dtype)->size;
+    p->n = 1;
+    for (int d = first; d < first + rowdims; d++) p->n *= x->sizes[d];
+    p->xs = xs;
+    p->ys = ys;
+    p->nrows = numel / p->n;
+    for (int d = 0; d < x->ndim; d++) {
+        if (d >= first && d < first + rowdims) continue;
+        p->osize[p->nouter] = x->sizes[d];
+        p->oxs[p->nouter] = xin->strides[d];
+        p->oys[p->nouter] = y->strides[d];
+        p->nouter++;
+    }
+    p->x = (char *)th_tensor_data(xin);
+    p->y = (char *)th_tensor_data(y);
+    p->w = w ? th_tensor_data(w) : NULL;
+    p->b = b ? th_tensor_data(b) : NULL;
+    p->eps = eps;
+    p->level = th__simd_level();
+    atomic_init(&p->failed, 0);
+    th__parallel_chunks(p->nrows, th__threads_for(numel), th__nn_rows, p);
+    if (atomic_load(&p->failed)) {
+        th__fail(TH_ERR_NOMEM, fn, "out of memory for a row of %lld elements", (long long)p->n);
+        goto fail;
+    }
+    if (tmp && th_tensor_copy(result, tmp)) goto fail;
+    goto done;
+fail:
+    status = th_last_status();
+    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+done:
+    free(p);
+    th_tensor_release(w);
+    th_tensor_release(b);
+    th_tensor_release(xin);
+    th_tensor_release(tmp);
+    if (status != TH_OK) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* The status of an _out call whose work returned result (out retained, or NULL on error). */
+TH__MAYBE_UNUSED static int th__nn_status(th_tensor *result)
+{
+    if (!result) return th_last_status();
+    th_tensor_release(result);
+    return TH_OK;
+}
+
+#endif /* TH__DEFINING */
