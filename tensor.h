@@ -87,6 +87,7 @@ extern "C" {
 #include "core/print.h"    /* printing */
 #include "core/dlpack.h"   /* DLPack export and import */
 #include "core/npy.h"      /* NumPy .npy files */
+#include "core/file_tensor.h" /* the multi-tensor formats' index entry and tensor maker */
 #include "core/safetensors.h" /* Hugging Face safetensors files */
 #include "core/vecmath.h"  /* SIMD exp, tanh, sigmoid, log, expm1, erf */
 
