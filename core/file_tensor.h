@@ -79,8 +79,6 @@ static th_tensor *th__file_tensor(const char *fn, const char *where, const char 
         return NULL;
     }
     size_t es = th__dtype_traits[dt].size;
-    int64_t strides[TH_MAX_DIMS];
-    th__contiguous_strides(ndim, sizes, strides);
     int64_t n = nbytes / (int64_t)es;
     const unsigned char *src = (const unsigned char *)file->data + at;
     bool swap = es > 1 && file_little != th__host_is_little();
@@ -88,7 +86,7 @@ static th_tensor *th__file_tensor(const char *fn, const char *where, const char 
     bool usable = n > 0 && at % (int64_t)es == 0 && !swap;
     if (usable && dt == TH_BOOL)
         for (int64_t k = 0; k < n && usable; k++) usable = src[k] <= 1;
-    if (usable) return th__tensor_new_with_storage(fn, dt, file, at / (int64_t)es, ndim, sizes, strides);
+    if (usable) return th__tensor_new_with_storage(fn, dt, file, at / (int64_t)es, ndim, sizes, NULL);
     th_storage *copy = th__storage_alloc(fn, nbytes, NULL, NULL);
     if (!copy) return NULL;
     if (n > 0) {
@@ -99,7 +97,7 @@ static th_tensor *th__file_tensor(const char *fn, const char *where, const char 
         if (dt == TH_BOOL)
             for (int64_t k = 0; k < n; k++) c[k] = c[k] != 0;
     }
-    th_tensor *t = th__tensor_new_with_storage(fn, dt, copy, 0, ndim, sizes, strides);
+    th_tensor *t = th__tensor_new_with_storage(fn, dt, copy, 0, ndim, sizes, NULL); /* C order, checked */
     th_storage_release(copy);
     return t;
 }

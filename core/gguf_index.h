@@ -108,9 +108,11 @@ static int th__gguf_info(th__gguf_rd *r, th__file_entry *e, int i, uint64_t *off
     e->type = k;
     e->dtype = t->dtype;
     e->type_name = t->name;
-    int64_t numel = 1;
+    /* Zero dims count as one: a shape whose other dims overflow has no strides, empty or not. */
+    int64_t numel = 1, span = 1;
     for (int d = 0; d < e->ndim; d++)
-        if (__builtin_mul_overflow(numel, e->sizes[d], &numel))
+        if (__builtin_mul_overflow(numel, e->sizes[d], &numel) ||
+            __builtin_mul_overflow(span, e->sizes[d] ? e->sizes[d] : 1, &span))
             return th__fail(TH_ERR_OVERFLOW, r->fn, "%s: %s: the number of elements overflows int64", r->where, what);
     int64_t inner = e->ndim ? e->sizes[e->ndim - 1] : 1, nbytes;
     if (inner % t->block)

@@ -512,6 +512,7 @@ static const uint64_t ne4[1] = {4};
 static void m_ndim(buf *b) { uint64_t ne[17] = {0}; one_tensor(b, "t", 17, ne, 0, 0, 0); }
 static void m_dim_big(buf *b) { uint64_t ne[1] = {1ull << 63}; one_tensor(b, "t", 1, ne, 0, 0, 0); }
 static void m_numel_overflow(buf *b) { uint64_t ne[3] = {1ull << 30, 1ull << 30, 1ull << 30}; one_tensor(b, "t", 3, ne, 0, 0, 0); }
+static void m_zero_overflow(buf *b) { uint64_t ne[3] = {0, 1ull << 40, 1ull << 40}; one_tensor(b, "t", 3, ne, 0, 0, 0); }
 static void m_bytes_overflow(buf *b) { uint64_t ne[2] = {1ull << 31, 1ull << 31}; one_tensor(b, "t", 2, ne, 28, 0, 0); }
 static void m_type(buf *b) { one_tensor(b, "t", 1, ne4, 4, 0, 16); }
 static void m_type_huge(buf *b) { one_tensor(b, "t", 1, ne4, 0xffffffffu, 0, 16); }
@@ -570,6 +571,7 @@ static void test_malformed(void)
         {m_ndim, TH_ERR_RANGE, "tensor 't' has 17 dims, more than 16 (TH_MAX_DIMS)"},
         {m_dim_big, TH_ERR_RANGE, "tensor 't': dim 0 is 9223372036854775808, past int64"},
         {m_numel_overflow, TH_ERR_OVERFLOW, "tensor 't': the number of elements overflows int64"},
+        {m_zero_overflow, TH_ERR_OVERFLOW, "tensor 't': the number of elements overflows int64"},
         {m_bytes_overflow, TH_ERR_OVERFLOW, "tensor 't': the byte size overflows int64"},
         {m_type, TH_ERR_DTYPE, "tensor 't': unknown GGML type number 4"},
         {m_type_huge, TH_ERR_DTYPE, "unknown GGML type number 4294967295"},
