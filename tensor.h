@@ -34,7 +34,8 @@
  * FILES
  *   th_tensor_load_npy / th_tensor_save_npy read and write NumPy's .npy (a loaded tensor is a view of the
  *   mapped file where it can be); th_safetensors_open / _get / _close / _save read and write Hugging Face's
- *   safetensors (a lazy index of names, dtypes and shapes; tensors as views of one mapping);
+ *   safetensors (a lazy index of names, dtypes and shapes; tensors as views of one mapping); th_gguf_open /
+ *   _get / _get_raw / _dequantize / _close read GGUF (metadata walkable, Q4_0..Q8_0 dequantised);
  *   th_storage_map_file maps a file as a storage. docs/files.md.
  *
  * ERRORS
@@ -89,7 +90,9 @@ extern "C" {
 #include "core/print.h"    /* printing */
 #include "core/dlpack.h"   /* DLPack export and import */
 #include "core/npy.h"      /* NumPy .npy files */
+#include "core/file_tensor.h" /* the multi-tensor formats' index entry and tensor maker */
 #include "core/safetensors.h" /* Hugging Face safetensors files */
+#include "core/gguf.h"     /* GGUF files (llama.cpp's weights), read only */
 #include "core/vecmath.h"  /* SIMD exp, tanh, sigmoid, log, expm1, erf */
 
 /* The op families' dtype-independent parts. */

@@ -91,13 +91,8 @@ static int th__st_type_of(th_dtype dtype)
     return -1;
 }
 
-typedef struct th__st_entry {
-    const char *name; /* in the file's string arena */
-    int type;         /* into th__st_types */
-    int ndim;
-    int64_t sizes[TH_MAX_DIMS];
-    int64_t begin, end; /* data_offsets: from the start of the data, after the header */
-} th__st_entry;
+/* The index entry of core/file_tensor.h: type is into th__st_types, begin and end the data_offsets. */
+typedef th__file_entry th__st_entry;
 
 struct th_safetensors {
     th_storage *file;
@@ -109,296 +104,8 @@ struct th_safetensors {
     char *arena;            /* the decoded strings */
 };
 
-/* ---- the header: a strict JSON scanner over the mapped bytes ---------------------------------------------- */
-
-typedef struct th__st_scan {
-    const char *fn, *where;
-    const char *begin, *p, *end;
-    char *arena; /* decoded strings go here: never more bytes than the header, as each is shorter decoded */
-    size_t used;
-} th__st_scan;
-
-static int th__st_bad(th__st_scan *s, const char *what)
-{
-    char near[25];
-    size_t n = 0;
-    for (const char *q = s->p; q < s->end && n < sizeof near - 1; q++) near[n++] = (*q >= 32 && *q < 127) ? *q : '?';
-    near[n] = '\0';
-    return th__fail(TH_ERR_INVALID, s->fn, "%s: header: %s at byte %ld of the JSON (\"%s\")", s->where, what,
-                    (long)(s->p - s->begin), near);
-}
-
-static void th__st_ws(th__st_scan *s)
-{
-    while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r')) s->p++;
-}
-
-static bool th__st_eat(th__st_scan *s, char c)
-{
-    th__st_ws(s);
-    if (s->p < s->end && *s->p == c) {
-        s->p++;
-        return true;
-    }
-    return false;
-}
-
-static int th__st_hex4(const char *p)
-{
-    int v = 0;
-    for (int k = 0; k < 4; k++) {
-        char c = p[k];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0) return -1;
-        v = v * 16 + d;
-    }
-    return v;
-}
-
-/* The number of bytes of the UTF-8 sequence at p (at most end), 0 if it is not well formed (overlong forms,
- * surrogates and code points past U+10FFFF included, as Rust's str, which the reference uses, refuses them). */
-static int th__utf8_len(const unsigned char *p, const unsigned char *end)
-{
-    unsigned c = p[0];
-    if (c < 0x80) return 1;
-    int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-    if (!n || end - p < n) return 0;
-    for (int k = 1; k < n; k++)
-        if ((p[k] & 0xc0) != 0x80) return 0;
-    if (c == 0xe0 && p[1] < 0xa0) return 0; /* overlong */
-    if (c == 0xed && p[1] >= 0xa0) return 0; /* a surrogate */
-    if (c == 0xf0 && p[1] < 0x90) return 0; /* overlong */
-    if (c == 0xf4 && p[1] >= 0x90) return 0; /* past U+10FFFF */
-    return n;
-}
-
-static size_t th__utf8_put(char *out, unsigned cp)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xc0 | cp >> 6);
-        out[1] = (char)(0x80 | (cp & 0x3f));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xe0 | cp >> 12);
-        out[1] = (char)(0x80 | (cp >> 6 & 0x3f));
-        out[2] = (char)(0x80 | (cp & 0x3f));
-        return 3;
-    }
-    out[0] = (char)(0xf0 | cp >> 18);
-    out[1] = (char)(0x80 | (cp >> 12 & 0x3f));
-    out[2] = (char)(0x80 | (cp >> 6 & 0x3f));
-    out[3] = (char)(0x80 | (cp & 0x3f));
-    return 4;
-}
-
-/* A JSON string, decoded into the arena as a C string (what names the string in the messages). A \u0000 is
- * refused: a C string cannot hold it, and a name with one could not be asked for. */
-static int th__st_string(th__st_scan *s, const char **out, const char *what)
-{
-    th__st_ws(s);
-    if (s->p >= s->end || *s->p != '"') {
-        char m[256];
-        snprintf(m, sizeof m, "expected %.200s as a string", what);
-        return th__st_bad(s, m);
-    }
-    s->p++;
-    char *o = s->arena + s->used;
-    size_t n = 0;
-    for (;;) {
-        if (s->p >= s->end) return th__st_bad(s, "a string without its closing quote");
-        unsigned char c = (unsigned char)*s->p;
-        if (c == '"') break;
-        if (c < 0x20) return th__st_bad(s, "a control character inside a string");
-        if (c != '\\') {
-            int len = th__utf8_len((const unsigned char *)s->p, (const unsigned char *)s->end);
-            if (!len) return th__st_bad(s, "bytes that are not UTF-8");
-            memcpy(o + n, s->p, (size_t)len);
-            n += (size_t)len;
-            s->p += len;
-            continue;
-        }
-        if (s->end - s->p < 2) return th__st_bad(s, "a string without its closing quote");
-        char e = s->p[1];
-        const char *simple = strchr("\"\\/bfnrt", e);
-        if (e && simple) {
-            static const char decoded[] = "\"\\/\b\f\n\r\t";
-            o[n++] = decoded[simple - "\"\\/bfnrt"];
-            s->p += 2;
-            continue;
-        }
-        if (e != 'u') return th__st_bad(s, "an unknown escape in a string");
-        int cp = s->end - s->p >= 6 ? th__st_hex4(s->p + 2) : -1;
-        if (cp < 0) return th__st_bad(s, "a \\u escape without four hex digits");
-        int step = 6;
-        if (cp >= 0xd800 && cp <= 0xdbff) {
-            int lo = s->end - s->p >= 12 && s->p[6] == '\\' && s->p[7] == 'u' ? th__st_hex4(s->p + 8) : -1;
-            if (lo < 0xdc00 || lo > 0xdfff) return th__st_bad(s, "a lone UTF-16 surrogate in a \\u escape");
-            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-            step = 12;
-        } else if (cp >= 0xdc00 && cp <= 0xdfff) {
-            return th__st_bad(s, "a lone UTF-16 surrogate in a \\u escape");
-        }
-        if (cp == 0) return th__st_bad(s, "a \\u0000 in a string (a C string cannot hold it)");
-        n += th__utf8_put(o + n, (unsigned)cp);
-        s->p += step;
-    }
-    s->p++;
-    o[n] = '\0';
-    s->used += n + 1;
-    *out = o;
-    return TH_OK;
-}
-
-/* A JSON number that must be a non-negative integer (what the reference's usize fields take). */
-static int th__st_uint(th__st_scan *s, int64_t *v, const char *what)
-{
-    th__st_ws(s);
-    char m[256];
-    if (s->p < s->end && *s->p == '-') {
-        snprintf(m, sizeof m, "%.200s is negative", what);
-        return th__st_bad(s, m);
-    }
-    if (s->p >= s->end || *s->p < '0' || *s->p > '9') {
-        snprintf(m, sizeof m, "%.200s is not a number", what);
-        return th__st_bad(s, m);
-    }
-    if (*s->p == '0' && s->p + 1 < s->end && s->p[1] >= '0' && s->p[1] <= '9') {
-        snprintf(m, sizeof m, "%.200s has a leading zero", what);
-        return th__st_bad(s, m);
-    }
-    int64_t x = 0;
-    while (s->p < s->end && *s->p >= '0' && *s->p <= '9') {
-        if (x > (INT64_MAX - (*s->p - '0')) / 10)
-            return th__fail(TH_ERR_OVERFLOW, s->fn, "%s: header: %s is more than %lld", s->where, what,
-                            (long long)INT64_MAX);
-        x = x * 10 + (*s->p++ - '0');
-    }
-    if (s->p < s->end && (*s->p == '.' || *s->p == 'e' || *s->p == 'E')) {
-        snprintf(m, sizeof m, "%.200s is not an integer", what);
-        return th__st_bad(s, m);
-    }
-    *v = x;
-    return TH_OK;
-}
-
-/* A growable array, its size doubled as entries arrive: never more than the header's bytes can describe.
- * The array to use from now on, or NULL (the old one still the caller's) with the error recorded. */
-static void *th__st_grow(const char *fn, void *items, int *cap, int need, size_t item)
-{
-    if (need <= *cap) return items;
-    int c = *cap ? *cap * 2 : 8;
-    void *p = realloc(items, (size_t)c * item);
-    if (!p) {
-        th__fail(TH_ERR_NOMEM, fn, "out of memory for the index of a safetensors file");
-        return NULL;
-    }
-    *cap = c;
-    return p;
-}
-
-/* One tensor's object: {"dtype": ..., "shape": [...], "data_offsets": [begin, end]}, each key once. */
-static int th__st_entry_parse(th__st_scan *s, th__st_entry *e)
-{
-    const char *name = e->name;
-    char what[160];
-    if (!th__st_eat(s, '{')) {
-        snprintf(what, sizeof what, "tensor '%.100s' is not an object", name);
-        return th__st_bad(s, what);
-    }
-    bool seen[3] = {false, false, false};
-    static const char *const keys[3] = {"dtype", "shape", "data_offsets"};
-    bool first = true;
-    while (!th__st_eat(s, '}')) {
-        if (!first && !th__st_eat(s, ',')) return th__st_bad(s, "expected ',' or '}'");
-        first = false;
-        size_t mark = s->used; /* the key is not kept */
-        const char *key;
-        if (th__st_string(s, &key, "a key")) return th_last_status();
-        int k = 0;
-        while (k < 3 && strcmp(key, keys[k]) != 0) k++;
-        if (k == 3)
-            return th__fail(TH_ERR_INVALID, s->fn, "%s: header: tensor '%s': unknown key '%.100s' (only dtype, shape, "
-                            "data_offsets)", s->where, name, key);
-        if (seen[k])
-            return th__fail(TH_ERR_INVALID, s->fn, "%s: header: tensor '%s': the key '%s' twice", s->where, name, key);
-        seen[k] = true;
-        s->used = mark;
-        if (!th__st_eat(s, ':')) return th__st_bad(s, "expected ':' after a key");
-        if (k == 0) {
-            const char *dt;
-            if (th__st_string(s, &dt, "'dtype'")) return th_last_status();
-            e->type = -1;
-            for (int t = 0; t < TH__ST_NTYPES; t++)
-                if (strcmp(dt, th__st_types[t].name) == 0) e->type = t;
-            if (e->type < 0)
-                return th__fail(TH_ERR_DTYPE, s->fn, "%s: header: tensor '%s': 'dtype' is '%.40s', which safetensors "
-                                "does not define", s->where, name, dt);
-            s->used = mark;
-        } else {
-            if (!th__st_eat(s, '[')) {
-                snprintf(what, sizeof what, "tensor '%.100s': '%s' is not an array", name, keys[k]);
-                return th__st_bad(s, what);
-            }
-            int n = 0;
-            int64_t v[2] = {0, 0};
-            while (!th__st_eat(s, ']')) {
-                if (n && !th__st_eat(s, ',')) return th__st_bad(s, "expected ',' or ']'");
-                snprintf(what, sizeof what, "tensor '%.100s': an element of '%s'", name, keys[k]);
-                int64_t x = 0;
-                if (th__st_uint(s, &x, what)) return th_last_status();
-                if (k == 1) {
-                    if (n == TH_MAX_DIMS)
-                        return th__fail(TH_ERR_RANGE, s->fn, "%s: header: tensor '%s': 'shape' has more than %d dims "
-                                        "(TH_MAX_DIMS)", s->where, name, TH_MAX_DIMS);
-                    e->sizes[n] = x;
-                } else if (n < 2) {
-                    v[n] = x;
-                }
-                n++;
-            }
-            if (k == 1) {
-                e->ndim = n;
-            } else {
-                if (n != 2)
-                    return th__fail(TH_ERR_INVALID, s->fn, "%s: header: tensor '%s': 'data_offsets' has %d numbers, "
-                                    "not 2", s->where, name, n);
-                e->begin = v[0];
-                e->end = v[1];
-            }
-        }
-    }
-    for (int k = 0; k < 3; k++)
-        if (!seen[k]) return th__fail(TH_ERR_INVALID, s->fn, "%s: header: tensor '%s': no '%s'", s->where, name, keys[k]);
-    return TH_OK;
-}
-
-static int th__st_metadata_parse(th__st_scan *s, const char ***meta, int *count, int *cap)
-{
-    if (!th__st_eat(s, '{')) return th__st_bad(s, "'__metadata__' is not an object");
-    bool first = true;
-    while (!th__st_eat(s, '}')) {
-        if (!first && !th__st_eat(s, ',')) return th__st_bad(s, "expected ',' or '}' in '__metadata__'");
-        first = false;
-        const char *key, *value;
-        if (th__st_string(s, &key, "a key of '__metadata__'")) return th_last_status();
-        if (!th__st_eat(s, ':')) return th__st_bad(s, "expected ':' after a key");
-        char what[160];
-        snprintf(what, sizeof what, "the value of '__metadata__' key '%.100s' (a string)", key);
-        if (th__st_string(s, &value, what)) return th_last_status();
-        void *grown = th__st_grow(s->fn, (void *)*meta, cap, 2 * (*count + 1), sizeof(const char *));
-        if (!grown) return th_last_status();
-        *meta = (const char **)grown;
-        (*meta)[2 * *count] = key;
-        (*meta)[2 * *count + 1] = value;
-        (*count)++;
-    }
-    return TH_OK;
-}
+/* The header's JSON: the strict scanner, and the writer's text. */
+#include "safetensors_json.h"
 
 static int th__st_by_name(const void *a, const void *b)
 {
@@ -558,7 +265,7 @@ static th_safetensors *th__st_index(const char *fn, const char *where, th_storag
                 if ((status = th__st_metadata_parse(sp, &f->meta, &f->meta_count, &mcap))) goto fail;
                 continue;
             }
-            void *grown = th__st_grow(fn, f->entries, &ecap, f->count + 1, sizeof *f->entries);
+            void *grown = th__index_grow(fn, f->entries, &ecap, f->count + 1, sizeof *f->entries);
             if (!grown) {
                 status = th_last_status();
                 goto fail;
@@ -624,15 +331,7 @@ TH_API const char *th_safetensors_name(const th_safetensors *f, int i)
 
 TH_API int th_safetensors_find(const th_safetensors *f, const char *name)
 {
-    if (!f || !name) return -1;
-    int lo = 0, hi = f->count - 1;
-    while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2, c = strcmp(f->entries[mid].name, name);
-        if (!c) return mid;
-        if (c < 0) lo = mid + 1;
-        else hi = mid - 1;
-    }
-    return -1;
+    return f && name ? th__file_find_sorted(f->entries, f->count, name) : -1;
 }
 
 TH_API th_dtype th_safetensors_dtype(const th_safetensors *f, int i)
@@ -704,105 +403,11 @@ TH_API th_tensor *th_safetensors_get(th_safetensors *f, const char *name)
                  th__st_types[e->type].name);
         return NULL;
     }
-    if (!th__dtype_traits[dt].stamped) {
-        th__fail(TH_ERR_DTYPE, fn, "%s: tensor '%s': dtype %s is not compiled into this build (TH_SELECT_DTYPES)",
-                 f->where, name, th_dtype_name(dt));
-        return NULL;
-    }
-    size_t es = th__dtype_traits[dt].size;
-    int64_t strides[TH_MAX_DIMS];
-    th__contiguous_strides(e->ndim, e->sizes, strides);
-    int64_t at = f->data_start + e->begin, nbytes = e->end - e->begin, n = nbytes / (int64_t)es;
-    const unsigned char *src = (const unsigned char *)f->file->data + at;
-    bool little = th__host_is_little();
-    /* Element alignment: the storage's base is page (map) or 64-byte (allocator) aligned. */
-    bool usable = n > 0 && at % (int64_t)es == 0 && little;
-    if (usable && dt == TH_BOOL)
-        for (int64_t k = 0; k < n && usable; k++) usable = src[k] <= 1;
-    if (usable) return th__tensor_new_with_storage(fn, dt, f->file, at / (int64_t)es, e->ndim, e->sizes, strides);
-    th_storage *copy = th__storage_alloc(fn, nbytes, NULL, NULL);
-    if (!copy) return NULL;
-    if (n > 0) {
-        unsigned char *c = (unsigned char *)copy->data;
-        memcpy(c, src, (size_t)nbytes);
-        bool cplx = dt == TH_C64 || dt == TH_C128;
-        if (!little && es > 1) th__byteswap(c, cplx ? 2 * n : n, cplx ? es / 2 : es);
-        if (dt == TH_BOOL)
-            for (int64_t k = 0; k < n; k++) c[k] = c[k] != 0;
-    }
-    th_tensor *t = th__tensor_new_with_storage(fn, dt, copy, 0, e->ndim, e->sizes, strides);
-    th_storage_release(copy);
-    return t;
+    return th__file_tensor(fn, f->where, name, f->file, dt, f->data_start + e->begin, e->end - e->begin, e->ndim,
+                           e->sizes, true);
 }
 
 /* ---- the writer ------------------------------------------------------------------------------------------- */
-
-/* A growing string for the header. Its first failure sticks (status), so the appends need no checks. */
-typedef struct th__st_text {
-    char *s;
-    size_t n, cap;
-    int status;
-    const char *fn;
-} th__st_text;
-
-static void th__st_put(th__st_text *t, const char *s, size_t n)
-{
-    if (t->status) return;
-    if (t->n + n + 1 > t->cap) {
-        size_t c = t->cap ? t->cap : 256;
-        while (c < t->n + n + 1) c *= 2;
-        char *p = (char *)realloc(t->s, c);
-        if (!p) {
-            t->status = th__fail(TH_ERR_NOMEM, t->fn, "out of memory for a safetensors header");
-            return;
-        }
-        t->s = p;
-        t->cap = c;
-    }
-    memcpy(t->s + t->n, s, n);
-    t->n += n;
-}
-
-static void th__st_puts(th__st_text *t, const char *s) { th__st_put(t, s, strlen(s)); }
-
-/* A JSON string as serde_json writes it (the reference's writer): the short escapes for ", \, \b, \f, \n, \r,
- * \t, \u00xx for the other control characters, every other byte as it is. */
-static void th__st_put_string(th__st_text *t, const char *s)
-{
-    th__st_put(t, "\"", 1);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        const char *esc = NULL;
-        char buf[8];
-        switch (*p) {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        default:
-            if (*p < 0x20) {
-                snprintf(buf, sizeof buf, "\\u%04x", *p);
-                esc = buf;
-            }
-        }
-        if (esc) th__st_puts(t, esc);
-        else th__st_put(t, (const char *)p, 1);
-    }
-    th__st_put(t, "\"", 1);
-}
-
-static bool th__utf8_valid(const char *s)
-{
-    const unsigned char *p = (const unsigned char *)s, *end = p + strlen(s);
-    while (p < end) {
-        int n = th__utf8_len(p, end);
-        if (!n) return false;
-        p += n;
-    }
-    return true;
-}
 
 typedef struct th__st_item {
     const char *name;
