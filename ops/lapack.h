@@ -7,11 +7,16 @@
 /* The real dtype of the same precision: slogdet's logabsdet. */
 #if defined(TH_REAL_IS_C64)
 #define TH__LA_PART th_f32_tensor
+#define TH__LA_PART_DT TH_F32
 #elif defined(TH_REAL_IS_C128)
 #define TH__LA_PART th_f64_tensor
+#define TH__LA_PART_DT TH_F64
 #else
 #define TH__LA_PART TH_NAME(tensor)
+#define TH__LA_PART_DT TH_DT_ENUM
 #endif
+/* TH__WRONG_DTYPE for a parameter of the real dtype. */
+#define TH__LA_WRONG_PART(t) th__dtype_mismatch(__func__, #t, TH__B(t), TH__LA_PART_DT)
 
 #ifndef TH__DEFINING
 
@@ -134,7 +139,7 @@ TH_API int TH_NAME(slogdet)(const TH_NAME(tensor) *A, TH_NAME(tensor) **sign, TH
 
 TH_API int TH_NAME(slogdet_out)(TH_NAME(tensor) *sign, TH__LA_PART *logabsdet, const TH_NAME(tensor) *A)
 {
-    if (TH__WRONG_DTYPE(sign) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (TH__WRONG_DTYPE(sign) || TH__LA_WRONG_PART(logabsdet) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
     const char *fn = TH__FN(slogdet_out);
     if (!sign || !logabsdet) return th__fail(TH_ERR_INVALID, fn, "NULL %s", sign ? "logabsdet" : "sign");
     return th__la_dets(fn, TH_DT_ENUM, TH__B(A), NULL, TH__B(sign), TH__B(logabsdet), false, NULL, NULL, NULL);
@@ -179,7 +184,7 @@ TH_API int TH_NAME(eigh)(const TH_NAME(tensor) *A, TH__LA_PART **eigenvalues, TH
 
 TH_API int TH_NAME(eigh_out)(TH__LA_PART *eigenvalues, TH_NAME(tensor) *eigenvectors, const TH_NAME(tensor) *A)
 {
-    if (TH__WRONG_DTYPE(eigenvectors) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (TH__LA_WRONG_PART(eigenvalues) || TH__WRONG_DTYPE(eigenvectors) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
     if (!eigenvalues) return th__fail(TH_ERR_INVALID, TH__FN(eigh_out), "NULL eigenvalues");
     return th__la_eigh(TH__FN(eigh_out), TH_DT_ENUM, TH__B(A), TH__B(eigenvalues), TH__B(eigenvectors),
                        eigenvectors != NULL, NULL, NULL);
@@ -197,7 +202,7 @@ TH_API int TH_NAME(svd)(const TH_NAME(tensor) *A, TH_NAME(tensor) **U, TH__LA_PA
 
 TH_API int TH_NAME(svd_out)(TH_NAME(tensor) *U, TH__LA_PART *S, TH_NAME(tensor) *Vh, const TH_NAME(tensor) *A)
 {
-    if (TH__WRONG_DTYPE(U) || TH__WRONG_DTYPE(Vh) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (TH__WRONG_DTYPE(U) || TH__LA_WRONG_PART(S) || TH__WRONG_DTYPE(Vh) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
     if (!U || !S || !Vh) return th__fail(TH_ERR_INVALID, TH__FN(svd_out), "NULL %s", !U ? "U" : !S ? "S" : "Vh");
     return th__la_svd(TH__FN(svd_out), TH_DT_ENUM, TH__B(A), TH__B(U), TH__B(S), TH__B(Vh), true, NULL, NULL, NULL);
 }
@@ -212,7 +217,7 @@ TH_API TH__LA_PART *TH_NAME(svdvals)(const TH_NAME(tensor) *A)
 
 TH_API int TH_NAME(svdvals_out)(TH__LA_PART *out, const TH_NAME(tensor) *A)
 {
-    if (TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (TH__LA_WRONG_PART(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(svdvals_out), "NULL out");
     return th__la_svd(TH__FN(svdvals_out), TH_DT_ENUM, TH__B(A), NULL, TH__B(out), NULL, false, NULL, NULL, NULL);
 }
@@ -220,4 +225,6 @@ TH_API int TH_NAME(svdvals_out)(TH__LA_PART *out, const TH_NAME(tensor) *A)
 #endif /* definitions */
 
 #undef TH__LA_PART
+#undef TH__LA_PART_DT
+#undef TH__LA_WRONG_PART
 #endif /* f32, f64, c64, c128 */

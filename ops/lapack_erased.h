@@ -257,7 +257,7 @@ TH__MAYBE_UNUSED static int th__la_potrf(th_dtype dt, int64_t n, void *a)
 #endif
 }
 
-static const char th__la_no_lapack[] =
+TH__MAYBE_UNUSED static const char th__la_no_lapack[] =
     "needs LAPACK, and this build has none (define TH_USE_LAPACK and link -llapacke; Meson: -Dlapack=enabled)";
 
 /* ---- shapes, scratch and errors ---- */
