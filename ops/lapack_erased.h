@@ -225,18 +225,21 @@ TH__MAYBE_UNUSED static int th__la_getrf(th_dtype dt, int64_t n, void *a, th__la
 #endif
 }
 
-TH__MAYBE_UNUSED static int th__la_getrs(th_dtype dt, int64_t n, int64_t nrhs, const void *lu, const th__la_int *ipiv,
-                                         void *b)
+/* Solves A X = B from getrf's factors of A, or (trans) A^T X = B from those of A^T: LAPACK only. */
+TH__MAYBE_UNUSED static int th__la_getrs(th_dtype dt, bool trans, int64_t n, int64_t nrhs, const void *lu,
+                                         const th__la_int *ipiv, void *b)
 {
 #ifdef TH_USE_LAPACK
     lapack_int m = (lapack_int)n, k = (lapack_int)nrhs;
+    char t = trans ? 'T' : 'N';
     switch (dt) {
-    case TH_F32: return LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, 'N', m, k, (const float *)lu, m, ipiv, (float *)b, m);
-    case TH_F64: return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, 'N', m, k, (const double *)lu, m, ipiv, (double *)b, m);
-    case TH_C64: return LAPACKE_cgetrs_work(LAPACK_COL_MAJOR, 'N', m, k, lu, m, ipiv, b, m);
-    default: return LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, 'N', m, k, lu, m, ipiv, b, m);
+    case TH_F32: return LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, t, m, k, (const float *)lu, m, ipiv, (float *)b, m);
+    case TH_F64: return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, t, m, k, (const double *)lu, m, ipiv, (double *)b, m);
+    case TH_C64: return LAPACKE_cgetrs_work(LAPACK_COL_MAJOR, t, m, k, lu, m, ipiv, b, m);
+    default: return LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, t, m, k, lu, m, ipiv, b, m);
     }
 #else
+    (void)trans; /* the built-in path factors A itself */
     th__la_getrs_builtin(dt, n, nrhs, lu, ipiv, b);
     return 0;
 #endif
@@ -298,6 +301,25 @@ TH__MAYBE_UNUSED static int th__la_check_square(const char *fn, const char *name
     return TH_OK;
 }
 
+/* A new contiguous tensor for LAPACK to work in, with 64 bytes of slack after its last element: OpenBLAS
+ * 0.3.21's complex gemv kernel (Haswell) reads up to 16 bytes past a matrix's end (valgrind sees it under
+ * cgesdd / zgesdd). NULL on error. */
+TH__MAYBE_UNUSED static th_tensor *th__la_scratch(const char *fn, th_dtype dt, int ndim, const int64_t *sizes)
+{
+    int64_t numel = 1;
+    if (th__check_sizes(fn, ndim, sizes, &numel)) return NULL;
+    size_t es = th__dtype_traits[dt].size;
+    if (numel > (INT64_MAX - 64) / (int64_t)es) {
+        th__fail(TH_ERR_OVERFLOW, fn, "a scratch copy of %lld elements overflows", (long long)numel);
+        return NULL;
+    }
+    th_storage *s = th_storage_new(numel * (int64_t)es + 64, NULL, NULL);
+    if (!s) return NULL;
+    th_tensor *t = th__tensor_new_with_storage(fn, dt, s, 0, ndim, sizes, NULL);
+    th_storage_release(s);
+    return t;
+}
+
 /* A contiguous copy of t (broadcast to the batch bs of nb dims, then r x c), each matrix stored column-major
  * (colmajor: the copy's own shape is bs x c x r) or row-major. NULL on error. */
 TH__MAYBE_UNUSED static th_tensor *th__la_pack(const char *fn, const th_tensor *t, int nb, const int64_t *bs,
@@ -313,7 +335,7 @@ TH__MAYBE_UNUSED static th_tensor *th__la_pack(const char *fn, const th_tensor *
         sizes[nb] = c;
         sizes[nb + 1] = r;
     }
-    th_tensor *s = th__tensor_empty(fn, t->dtype, nb + 2, sizes);
+    th_tensor *s = th__la_scratch(fn, t->dtype, nb + 2, sizes);
     th_tensor *v = s && colmajor ? th__transpose(fn, s, nb, nb + 1) : s ? th_tensor_retain(s) : NULL;
     int status = v ? th__copy(fn, v, e) : th_last_status();
     th_tensor_release(v);
@@ -433,7 +455,14 @@ TH__MAYBE_UNUSED static th_tensor *th__la_solve(const char *fn, th_dtype dt, th_
     th_tensor *result = th__result(fn, out, dt, nb + (vector ? 1 : 2), rsizes);
     if (!result || th__numel(result) == 0) return result;
     th_tensor *bm = vector ? th__unsqueeze(fn, b, b->ndim) : th_tensor_retain((th_tensor *)b);
-    th_tensor *lu = bm ? th__la_pack(fn, a, nb, bs, n, n, true) : NULL;
+    /* With LAPACK, A is copied row-major (a straight copy for a contiguous A): that is A^T column-major, which
+     * getrs solves with trans; the built-in kernel takes A itself, column-major. */
+#ifdef TH_USE_LAPACK
+    const bool trans = true;
+#else
+    const bool trans = false;
+#endif
+    th_tensor *lu = bm ? th__la_pack(fn, a, nb, bs, n, n, !trans) : NULL;
     th_tensor *x = lu ? th__la_pack(fn, bm, nb, bs, n, k, true) : NULL;
     th__la_int *ipiv = x ? (th__la_int *)malloc((size_t)n * sizeof *ipiv) : NULL;
     int status = ipiv ? TH_OK : x ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld pivots", (long long)n)
@@ -444,7 +473,7 @@ TH__MAYBE_UNUSED static th_tensor *th__la_solve(const char *fn, th_dtype dt, th_
         char *m = (char *)th_tensor_data(lu) + (size_t)(i * n * n) * es;
         status = th__la_check_lu(fn, dt, nb, i, n, m, th__la_getrf(dt, n, m, ipiv));
         if (status == TH_OK) {
-            int info = th__la_getrs(dt, n, k, m, ipiv, (char *)th_tensor_data(x) + (size_t)(i * n * k) * es);
+            int info = th__la_getrs(dt, trans, n, k, m, ipiv, (char *)th_tensor_data(x) + (size_t)(i * n * k) * es);
             if (info) status = th__la_refused(fn, "getrs", info);
         }
     }
@@ -909,8 +938,8 @@ TH__MAYBE_UNUSED static int th__la_svd(const char *fn, th_dtype dt, const th_ten
     ub[nb + 1] = m;
     vb[nb] = n; /* column-major k x n */
     vb[nb + 1] = k;
-    th_tensor *U = w && want_vectors ? th__tensor_empty(fn, dt, nb + 2, ub) : NULL;
-    th_tensor *V = U ? th__tensor_empty(fn, dt, nb + 2, vb) : NULL;
+    th_tensor *U = w && want_vectors ? th__la_scratch(fn, dt, nb + 2, ub) : NULL;
+    th_tensor *V = U ? th__la_scratch(fn, dt, nb + 2, vb) : NULL;
     void *sv = w ? malloc((size_t)k * ps) : NULL;
     if (!w || !sv || (want_vectors && !V))
         status = !w || (want_vectors && !V) ? th_last_status()
