@@ -366,7 +366,7 @@ static void test_errors(void)
     th_f64_tensor *N = (th_f64_tensor *)make(TH_F64, 2, SZ(2, 2), (const double[]){4, 0, NAN, 4}, NULL);
     CHECK_NULL(th_f64_cholesky(N), TH_ERR_LINALG, "th_f64_cholesky", "not positive-definite");
     /* inf and NaN in solve and inv */
-    th_f64_tensor *Ninf = (th_f64_tensor *)make(TH_F64, 2, SZ(2, 2), (const double[]){1, INFINITY, 0, 1}, NULL);
+    th_f64_tensor *Ninf = (th_f64_tensor *)make(TH_F64, 2, SZ(2, 2), (const double[]){INFINITY, 0, 0, 1}, NULL);
     th_f64_tensor *v2 = th_f64_ones(1, SZ(2));
     CHECK_NULL(th_f64_solve(Ninf, v2), TH_ERR_LINALG, "th_f64_solve", "inf or NaN");
     CHECK_NULL(th_f64_inv(N), TH_ERR_LINALG, "th_f64_inv", "inf or NaN");
