@@ -856,7 +856,6 @@ TH__MAYBE_UNUSED static int th__la_eigh(const char *fn, th_dtype dt, const th_te
 {
     if (th__la_check_square(fn, "A", a, dt)) return th_last_status();
     int nb = a->ndim - 2;
-    int64_t n = a->sizes[nb];
     int64_t sizes[2][TH_MAX_DIMS];
     for (int d = 0; d < nb + 2; d++) sizes[0][d] = sizes[1][d] = a->sizes[d];
     th_tensor *outs[2] = {out_values, out_vectors}, *res[2];
@@ -870,6 +869,7 @@ TH__MAYBE_UNUSED static int th__la_eigh(const char *fn, th_dtype dt, const th_te
 #else
     if (th__numel(res[0]) == 0) return th__la_hand_over(TH_OK, 2, res, to);
     int status = TH_OK;
+    int64_t n = a->sizes[nb];
     th_tensor *w = th__la_pack(fn, a, nb, a->sizes, n, n, true);
     th_dtype pt = th__la_part(dt);
     size_t es = th__dtype_traits[dt].size, ps = th__dtype_traits[pt].size;
