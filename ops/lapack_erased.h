@@ -428,7 +428,7 @@ TH__MAYBE_UNUSED static th_tensor *th__la_solve(const char *fn, th_dtype dt, th_
     if (th__la_check_square(fn, "A", a, dt) || th__mm_check_input(fn, "B", b, dt)) return NULL;
     int64_t n = a->sizes[a->ndim - 1];
     bool vector = b->ndim == 1;
-    if (b->ndim == a->ndim - 1) {
+    if (!vector && b->ndim == a->ndim - 1) {
         vector = true;
         for (int d = 0; d < b->ndim; d++) vector = vector && b->sizes[d] == a->sizes[d];
     }
