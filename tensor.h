@@ -20,6 +20,7 @@
  *   TH_NO_HUGE_PAGES                     never ask the kernel for transparent huge pages
  *   TH_NO_DLPACK                         leave the DLPack exchange out even where <dlpack/dlpack.h> is found
  *   TH_USE_CBLAS                         matrix products of f32, f64, c64, c128 through CBLAS (-lopenblas)
+ *   TH_USE_LAPACK                        solve, inv, det, cholesky, qr, eigh, svd through LAPACKE (-llapacke)
  *   TH_NO_FILE_MAP                       never map files (th_storage_map_file refuses; formats read files)
  *
  * EXAMPLE
@@ -103,6 +104,7 @@ extern "C" {
 #include "ops/random_erased.h"
 #include "ops/linalg_erased.h"
 #include "ops/nn_erased.h"
+#include "ops/lapack_erased.h"
 
 /* Every per-dtype function: tensor_generic.h (which includes the op families of ops/) stamped for every
  * selected dtype. */

@@ -16,7 +16,8 @@ typedef enum th_status {
     TH_ERR_OVERFLOW = -7,    /* an element count or byte size that overflows */
     TH_ERR_UNSUPPORTED = -8, /* an operation the object does not allow (resizing a wrapped blob, ...) */
     TH_ERR_READ_ONLY = -9,   /* a write to read-only memory */
-    TH_ERR_IO = -10          /* a stream that could not be written */
+    TH_ERR_IO = -10,         /* a stream that could not be written */
+    TH_ERR_LINALG = -11      /* a matrix the op cannot take: singular, not positive-definite, inf or NaN */
 } th_status;
 
 /* The message of the last error on this thread ("" if none since th_clear_error). Valid until the
@@ -77,6 +78,7 @@ TH_API const char *th_status_name(th_status status)
     case TH_ERR_UNSUPPORTED: return "TH_ERR_UNSUPPORTED";
     case TH_ERR_READ_ONLY: return "TH_ERR_READ_ONLY";
     case TH_ERR_IO: return "TH_ERR_IO";
+    case TH_ERR_LINALG: return "TH_ERR_LINALG";
     }
     return "TH_ERR_?";
 }

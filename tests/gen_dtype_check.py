@@ -55,6 +55,11 @@ PRODUCTS = {
     'matmul': {'a': ([2, 2], 'a'), 'b': ([2, 2], 'b'), 'out': ([2, 2], 'out')},
     'outer': {'a': ([2], 'x'), 'b': ([2], 'y'), 'bias': ([2, 2], 'A'), 'out': ([2, 2], 'out')},
 }
+# ops/lapack.h: 1x1 matrices (a 2x2 of ones is singular) and outs of their results' shapes, by parameter name
+# (1x1 by default). qr, eigh, svd and svdvals refuse every call without LAPACK (TH_ERR_UNSUPPORTED): accepted then.
+LAPACK = {'solve': {}, 'inv': {}, 'det': {'out': []}, 'slogdet': {'sign': [], 'logabsdet': []}, 'cholesky': {},
+          'qr': {}, 'eigh': {'eigenvalues': [1]}, 'svd': {'S': [1]}, 'svdvals': {'out': [1]}}
+LAPACK_ONLY = ('qr', 'eigh', 'svd', 'svdvals')
 PRODUCT_OF = {'dot': 'dot', 'mv': 'mv', 'addmv': 'mv', 'mm': 'mm', 'addmm': 'mm', 'bmm': 'bmm',
               'baddbmm': 'bmm', 'matmul': 'matmul', 'outer': 'outer', 'addr': 'outer'}
 
@@ -96,6 +101,8 @@ def shape_of(verb, pname, sfx_param):
     if base in PRODUCT_OF:
         shape, label = PRODUCTS[PRODUCT_OF[base]][pname]
         return shape, label
+    if base in LAPACK:
+        return LAPACK[base].get(pname, [1, 1]), pname
     if pname == 'index' and base == 'index_select':
         return [2], 'index'
     if verb.endswith('_all_out') and pname == 'out':
@@ -187,6 +194,9 @@ def wrapper(ret, name, params):
                  'c->refused = memcmp(&r, &zero, sizeof r) == 0;']
     else:
         sys.exit('gen_dtype_check.py: no check for the result "%s" of %s: add one' % (ret, name))
+    if re.sub(r'_out$', '', verb) in LAPACK_ONLY:
+        post.append('if (c->bad < 0 && th_last_status() == TH_ERR_UNSUPPORTED && !th_linalg_lapack()) '
+                    'th_clear_error();')
     return emit(name, body + post, positions)
 
 

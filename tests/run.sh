@@ -13,6 +13,7 @@ need=()
 for tool in meson:meson ninja:ninja-build gcc:gcc g++:g++ clang:clang valgrind:valgrind pkg-config:pkg-config \
             python3:python3 ctags:universal-ctags /usr/include/dlpack/dlpack.h:libdlpack-dev \
             /usr/lib/x86_64-linux-gnu/pkgconfig/openblas.pc:libopenblas-dev /usr/lib/llvm-14/lib/libomp.so:libomp-dev \
+            /usr/include/lapacke.h:liblapacke-dev \
             /usr/lib/llvm-14/lib/libarcher.so:libomp-14-dev /usr/bin/mpicc:libopenmpi-dev /usr/bin/mpirun:openmpi-bin \
             /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev; do
     what=${tool%%:*}
@@ -125,6 +126,10 @@ else
     echo "dlpack1: could not fetch a DLPack 1.x header (apache-tvm-ffi from PyPI)"
     failed=$((failed + 1))
 fi
+# Without LAPACK (-Dlapack=disabled): solve, inv, det, slogdet and cholesky on the built-in LU / Cholesky, against
+# NumPy too (suite lapack: numpy_lapack and the docs example); only what those suites need is built.
+CC=gcc CXX=g++ only_tested=1 run nolapack -Dwerror=true -Dcuda=disabled -Dlapack=disabled -- --suite core \
+    --suite lapack
 CC=gcc CXX=g++ run asan -Dwerror=true -Dcuda=disabled -Db_sanitize=address,undefined -Db_lundef=false -- \
     --no-suite consumers --no-suite names
 # The sanitizer and valgrind configurations build no CUDA companion (-Dcuda=disabled): nvcc's objects are not

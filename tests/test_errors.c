@@ -984,6 +984,7 @@ static void test_hook_and_clear(void)
     CHECK(strcmp(th_status_name(TH_ERR_UNSUPPORTED), "TH_ERR_UNSUPPORTED") == 0);
     CHECK(strcmp(th_status_name(TH_ERR_READ_ONLY), "TH_ERR_READ_ONLY") == 0);
     CHECK(strcmp(th_status_name(TH_ERR_IO), "TH_ERR_IO") == 0);
+    CHECK(strcmp(th_status_name(TH_ERR_LINALG), "TH_ERR_LINALG") == 0);
     CHECK(strcmp(th_status_name((th_status)5), "TH_ERR_?") == 0);
     CHECK(strcmp(th_status_name((th_status)-99), "TH_ERR_?") == 0);
 

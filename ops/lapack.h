@@ -1,0 +1,230 @@
+/* ops/lapack.h: dense linear algebra for f32, f64, c64 and c128: solve, inv, det, slogdet, cholesky, qr, eigh,
+ * svd, svdvals. Stamped per
+ * dtype through tensor_generic.h; each function here is a thin front door to its one dtype-independent
+ * definition in ops/lapack_erased.h (LAPACKE with TH_USE_LAPACK, else the built-in LU / Cholesky there). */
+#if defined(TH_REAL_IS_F32) || defined(TH_REAL_IS_F64) || defined(TH_REAL_IS_C64) || defined(TH_REAL_IS_C128)
+
+/* The real dtype of the same precision: slogdet's logabsdet. */
+#if defined(TH_REAL_IS_C64)
+#define TH__LA_PART th_f32_tensor
+#define TH__LA_PART_DT TH_F32
+#elif defined(TH_REAL_IS_C128)
+#define TH__LA_PART th_f64_tensor
+#define TH__LA_PART_DT TH_F64
+#else
+#define TH__LA_PART TH_NAME(tensor)
+#define TH__LA_PART_DT TH_DT_ENUM
+#endif
+/* TH__WRONG_DTYPE for a parameter of the real dtype. */
+#define TH__LA_WRONG_PART(t) th__dtype_mismatch(__func__, #t, TH__B(t), TH__LA_PART_DT)
+
+#ifndef TH__DEFINING
+
+/* Every function here takes A as a square matrix (n x n) or a batch of them (*, n, n), of any strides
+ * (a transposed contiguous input is already LAPACK's column-major and copies straight), and loops over the
+ * batch. The new forms return a new contiguous tensor (NULL on error); the _out forms write into out, which must
+ * have exactly the result's shape and dtype, may overlap the inputs, and return 0 or a negative status.
+ * Errors: NULL (TH_ERR_INVALID), a tensor of another dtype (TH_ERR_DTYPE), device memory (TH_ERR_DEVICE), A not
+ * square or shapes that do not fit (TH_ERR_SHAPE), an out that is read-only (TH_ERR_READ_ONLY) or has
+ * overlapping elements (TH_ERR_INVALID), and TH_ERR_LINALG for a matrix the op cannot take: singular (solve,
+ * inv), not positive-definite (cholesky), or inf / NaN reaching a pivot; its message names the function, the
+ * batch index and the pivot ("th_f64_solve: A is singular at batch index 3: pivot 1 of its LU factorisation
+ * (U[1, 1]) is 0"). No NaN passes for a result; after such an error out holds no result (its contents are
+ * unspecified). */
+
+/* X with A X = B. B is a batch of vectors (*, n) when it has one dim or its shape is A's without the last dim,
+ * else a batch of matrices (*, n, k) (torch.linalg.solve's rule); the batch dims of A and B broadcast. The result
+ * has B's form with the broadcast batch. LU with partial pivoting (LAPACK's getrf + getrs). */
+TH_API TH_NAME(tensor) *TH_NAME(solve)(const TH_NAME(tensor) *A, const TH_NAME(tensor) *B);
+TH_API int TH_NAME(solve_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, const TH_NAME(tensor) *B);
+/* A^-1, of A's shape (getrf + getri). */
+TH_API TH_NAME(tensor) *TH_NAME(inv)(const TH_NAME(tensor) *A);
+TH_API int TH_NAME(inv_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A);
+/* det(A): a 0-d tensor for one matrix, a tensor of the batch's shape for a batch; 0 for a singular matrix (not an
+ * error), 1 for 0 x 0. From the LU factors, as sign * exp(logabsdet) (NumPy's way). */
+TH_API TH_NAME(tensor) *TH_NAME(det)(const TH_NAME(tensor) *A);
+TH_API int TH_NAME(det_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A);
+/* The sign (a unit number; 0 for a singular matrix) and log |det A| (-inf for a singular matrix), in the real
+ * dtype of the same precision, both of the batch's shape: det = sign * exp(logabsdet) without overflow.
+ * slogdet returns 0 or a negative status; *sign and *logabsdet (either may be NULL: not wanted) get new tensors,
+ * or NULL on error. */
+TH_API int TH_NAME(slogdet)(const TH_NAME(tensor) *A, TH_NAME(tensor) **sign, TH__LA_PART **logabsdet);
+TH_API int TH_NAME(slogdet_out)(TH_NAME(tensor) *sign, TH__LA_PART *logabsdet, const TH_NAME(tensor) *A);
+/* L, lower triangular with a positive real diagonal, with A = L L^H (L L^T for real dtypes), read from A's lower
+ * triangle (the upper one is not read: A is taken as Hermitian). TH_ERR_LINALG when A is not positive-definite:
+ * the message gives the order of the first leading minor that is not. LAPACK's potrf. */
+TH_API TH_NAME(tensor) *TH_NAME(cholesky)(const TH_NAME(tensor) *A);
+TH_API int TH_NAME(cholesky_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A);
+
+/* Q R = A, reduced: A (*, m, n) gives Q (*, m, k) with orthonormal columns and R (*, k, n) upper triangular,
+ * k = min(m, n) (LAPACK's geqrf, orgqr / ungqr). The signs are LAPACK's (R's diagonal may be negative). qr returns
+ * 0 or a negative status; *Q and *R (either may be NULL: not wanted) get new tensors, or NULL on error. Needs
+ * LAPACK: without it TH_ERR_UNSUPPORTED, naming the build option (as eigh, svd and svdvals). */
+TH_API int TH_NAME(qr)(const TH_NAME(tensor) *A, TH_NAME(tensor) **Q, TH_NAME(tensor) **R);
+TH_API int TH_NAME(qr_out)(TH_NAME(tensor) *Q, TH_NAME(tensor) *R, const TH_NAME(tensor) *A);
+/* The eigenvalues (*, n), ascending, in the real dtype, and (when eigenvectors is not NULL) the orthonormal
+ * eigenvectors as the columns of (*, n, n) of the Hermitian A, read from its lower triangle (LAPACK's syevd /
+ * heevd). Each vector is determined up to a sign (a phase for complex dtypes). eigh_out's eigenvectors may be
+ * NULL: the values alone. TH_ERR_LINALG when A holds NaN or LAPACK does not converge. */
+TH_API int TH_NAME(eigh)(const TH_NAME(tensor) *A, TH__LA_PART **eigenvalues, TH_NAME(tensor) **eigenvectors);
+TH_API int TH_NAME(eigh_out)(TH__LA_PART *eigenvalues, TH_NAME(tensor) *eigenvectors, const TH_NAME(tensor) *A);
+/* A = U diag(S) Vh, reduced: A (*, m, n) gives U (*, m, k), S (*, k) descending and non-negative in the real
+ * dtype, Vh (*, k, n), k = min(m, n) (LAPACK's gesdd). The singular vectors are determined up to a sign (a phase)
+ * per pair. svd's U and Vh may be NULL (not wanted; S is always computed with them then); svdvals gives S alone,
+ * without computing vectors. */
+TH_API int TH_NAME(svd)(const TH_NAME(tensor) *A, TH_NAME(tensor) **U, TH__LA_PART **S, TH_NAME(tensor) **Vh);
+TH_API int TH_NAME(svd_out)(TH_NAME(tensor) *U, TH__LA_PART *S, TH_NAME(tensor) *Vh, const TH_NAME(tensor) *A);
+TH_API TH__LA_PART *TH_NAME(svdvals)(const TH_NAME(tensor) *A);
+TH_API int TH_NAME(svdvals_out)(TH__LA_PART *out, const TH_NAME(tensor) *A);
+
+#else /* definitions */
+
+/* An erased op's result: handed on (new forms) or released (_out forms: out already holds it). */
+static int TH_PRIVATE(la_done)(th_tensor *r)
+{
+    if (!r) return th_last_status();
+    th_tensor_release(r);
+    return TH_OK;
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(solve)(const TH_NAME(tensor) *A, const TH_NAME(tensor) *B)
+{
+    if (TH__WRONG_DTYPE(A) || TH__WRONG_DTYPE(B)) return NULL;
+    return TH__T(th__la_solve(TH__FN(solve), TH_DT_ENUM, NULL, TH__B(A), TH__B(B)));
+}
+
+TH_API int TH_NAME(solve_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, const TH_NAME(tensor) *B)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(A) || TH__WRONG_DTYPE(B)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(solve_out), "NULL out");
+    return TH_PRIVATE(la_done)(th__la_solve(TH__FN(solve_out), TH_DT_ENUM, TH__B(out), TH__B(A), TH__B(B)));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(inv)(const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    return TH__T(th__la_inv(TH__FN(inv), TH_DT_ENUM, NULL, TH__B(A)));
+}
+
+TH_API int TH_NAME(inv_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(inv_out), "NULL out");
+    return TH_PRIVATE(la_done)(th__la_inv(TH__FN(inv_out), TH_DT_ENUM, TH__B(out), TH__B(A)));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(det)(const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    th_tensor *r = NULL;
+    th__la_dets(TH__FN(det), TH_DT_ENUM, TH__B(A), NULL, NULL, NULL, true, &r, NULL, NULL);
+    return TH__T(r);
+}
+
+TH_API int TH_NAME(det_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(det_out), "NULL out");
+    return th__la_dets(TH__FN(det_out), TH_DT_ENUM, TH__B(A), TH__B(out), NULL, NULL, true, NULL, NULL, NULL);
+}
+
+TH_API int TH_NAME(slogdet)(const TH_NAME(tensor) *A, TH_NAME(tensor) **sign, TH__LA_PART **logabsdet)
+{
+    if (sign) *sign = NULL;
+    if (logabsdet) *logabsdet = NULL;
+    if (TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    return th__la_dets(TH__FN(slogdet), TH_DT_ENUM, TH__B(A), NULL, NULL, NULL, false, NULL, (th_tensor **)sign,
+                       (th_tensor **)logabsdet);
+}
+
+TH_API int TH_NAME(slogdet_out)(TH_NAME(tensor) *sign, TH__LA_PART *logabsdet, const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(sign) || TH__LA_WRONG_PART(logabsdet) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    const char *fn = TH__FN(slogdet_out);
+    if (!sign || !logabsdet) return th__fail(TH_ERR_INVALID, fn, "NULL %s", sign ? "logabsdet" : "sign");
+    return th__la_dets(fn, TH_DT_ENUM, TH__B(A), NULL, TH__B(sign), TH__B(logabsdet), false, NULL, NULL, NULL);
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(cholesky)(const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    return TH__T(th__la_cholesky(TH__FN(cholesky), TH_DT_ENUM, NULL, TH__B(A)));
+}
+
+TH_API int TH_NAME(cholesky_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(cholesky_out), "NULL out");
+    return TH_PRIVATE(la_done)(th__la_cholesky(TH__FN(cholesky_out), TH_DT_ENUM, TH__B(out), TH__B(A)));
+}
+
+TH_API int TH_NAME(qr)(const TH_NAME(tensor) *A, TH_NAME(tensor) **Q, TH_NAME(tensor) **R)
+{
+    if (Q) *Q = NULL;
+    if (R) *R = NULL;
+    if (TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    return th__la_qr(TH__FN(qr), TH_DT_ENUM, TH__B(A), NULL, NULL, (th_tensor **)Q, (th_tensor **)R);
+}
+
+TH_API int TH_NAME(qr_out)(TH_NAME(tensor) *Q, TH_NAME(tensor) *R, const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(Q) || TH__WRONG_DTYPE(R) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!Q || !R) return th__fail(TH_ERR_INVALID, TH__FN(qr_out), "NULL %s", Q ? "R" : "Q");
+    return th__la_qr(TH__FN(qr_out), TH_DT_ENUM, TH__B(A), TH__B(Q), TH__B(R), NULL, NULL);
+}
+
+TH_API int TH_NAME(eigh)(const TH_NAME(tensor) *A, TH__LA_PART **eigenvalues, TH_NAME(tensor) **eigenvectors)
+{
+    if (eigenvalues) *eigenvalues = NULL;
+    if (eigenvectors) *eigenvectors = NULL;
+    if (TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    return th__la_eigh(TH__FN(eigh), TH_DT_ENUM, TH__B(A), NULL, NULL, eigenvectors != NULL,
+                       (th_tensor **)eigenvalues, (th_tensor **)eigenvectors);
+}
+
+TH_API int TH_NAME(eigh_out)(TH__LA_PART *eigenvalues, TH_NAME(tensor) *eigenvectors, const TH_NAME(tensor) *A)
+{
+    if (TH__LA_WRONG_PART(eigenvalues) || TH__WRONG_DTYPE(eigenvectors) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!eigenvalues) return th__fail(TH_ERR_INVALID, TH__FN(eigh_out), "NULL eigenvalues");
+    return th__la_eigh(TH__FN(eigh_out), TH_DT_ENUM, TH__B(A), TH__B(eigenvalues), TH__B(eigenvectors),
+                       eigenvectors != NULL, NULL, NULL);
+}
+
+TH_API int TH_NAME(svd)(const TH_NAME(tensor) *A, TH_NAME(tensor) **U, TH__LA_PART **S, TH_NAME(tensor) **Vh)
+{
+    if (U) *U = NULL;
+    if (S) *S = NULL;
+    if (Vh) *Vh = NULL;
+    if (TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    return th__la_svd(TH__FN(svd), TH_DT_ENUM, TH__B(A), NULL, NULL, NULL, U || Vh, (th_tensor **)U, (th_tensor **)S,
+                      (th_tensor **)Vh);
+}
+
+TH_API int TH_NAME(svd_out)(TH_NAME(tensor) *U, TH__LA_PART *S, TH_NAME(tensor) *Vh, const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(U) || TH__LA_WRONG_PART(S) || TH__WRONG_DTYPE(Vh) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!U || !S || !Vh) return th__fail(TH_ERR_INVALID, TH__FN(svd_out), "NULL %s", !U ? "U" : !S ? "S" : "Vh");
+    return th__la_svd(TH__FN(svd_out), TH_DT_ENUM, TH__B(A), TH__B(U), TH__B(S), TH__B(Vh), true, NULL, NULL, NULL);
+}
+
+TH_API TH__LA_PART *TH_NAME(svdvals)(const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    th_tensor *s = NULL;
+    th__la_svd(TH__FN(svdvals), TH_DT_ENUM, TH__B(A), NULL, NULL, NULL, false, NULL, &s, NULL);
+    return (TH__LA_PART *)s;
+}
+
+TH_API int TH_NAME(svdvals_out)(TH__LA_PART *out, const TH_NAME(tensor) *A)
+{
+    if (TH__LA_WRONG_PART(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(svdvals_out), "NULL out");
+    return th__la_svd(TH__FN(svdvals_out), TH_DT_ENUM, TH__B(A), NULL, TH__B(out), NULL, false, NULL, NULL, NULL);
+}
+
+#endif /* definitions */
+
+#undef TH__LA_PART
+#undef TH__LA_PART_DT
+#undef TH__LA_WRONG_PART
+#endif /* f32, f64, c64, c128 */

@@ -1,0 +1,974 @@
+/* ops/lapack_erased.h: dense linear algebra (solve, inv, det, slogdet, cholesky, qr, eigh, svd, svdvals), each
+ * written once over th_tensor * and a dtype (f32, f64, c64, c128), dispatching to LAPACKE's s, d, c or z routine
+ * when built with TH_USE_LAPACK, else (solve, inv, det, slogdet, cholesky) to the small unblocked LU with partial
+ * pivoting and Cholesky here; qr, eigh and svd then refuse, naming the build option. The typed front doors are in
+ * ops/lapack.h. Included twice by tensor.h: declarations, then (TH__DEFINING) the definitions.
+ *
+ * Layout: LAPACK is column-major. Every op copies its input once (LAPACK overwrites it) into a contiguous
+ * scratch batch, column-major where the result is read back transposed anyway, row-major where the op is its own
+ * transpose's (inv, cholesky, det: the row-major copy is the column-major transpose, and the result is written in
+ * place into the result tensor when that is contiguous). A transposed contiguous input is then a straight copy. */
+#ifndef TH__DEFINING
+
+/* Whether this build factors through LAPACKE (TH_USE_LAPACK). Without it solve, inv, det, slogdet and cholesky
+ * run the built-in unblocked LU / Cholesky; qr, eigh, svd and svdvals refuse with TH_ERR_UNSUPPORTED. */
+TH_API bool th_linalg_lapack(void);
+
+#else
+
+#ifdef TH_USE_LAPACK
+/* lapacke.h would include <complex.h> (whose macros complex and I break user code in this translation unit)
+ * unless the complex types are named first; every call here passes void pointers, so any definition fits. */
+#ifndef lapack_complex_float
+typedef struct th__lapack_c64 {
+    float re, im;
+} th__lapack_c64;
+#define lapack_complex_float th__lapack_c64
+#endif
+#ifndef lapack_complex_double
+typedef struct th__lapack_c128 {
+    double re, im;
+} th__lapack_c128;
+#define lapack_complex_double th__lapack_c128
+#endif
+#include <lapacke.h>
+typedef lapack_int th__la_int;
+TH_API bool th_linalg_lapack(void) { return true; }
+#else
+typedef int th__la_int;
+TH_API bool th_linalg_lapack(void) { return false; }
+#endif
+
+/* ---- elements as pairs of doubles ---- */
+
+TH__MAYBE_UNUSED static bool th__la_complex(th_dtype dt) { return dt == TH_C64 || dt == TH_C128; }
+
+/* The real dtype of the same precision (c64: f32, c128: f64). */
+TH__MAYBE_UNUSED static th_dtype th__la_part(th_dtype dt)
+{
+    return dt == TH_C64 ? TH_F32 : dt == TH_C128 ? TH_F64 : dt;
+}
+
+TH__MAYBE_UNUSED static th__mm_complex th__la_get(th_dtype dt, const void *a, int64_t i)
+{
+    th__mm_complex z = {0.0, 0.0};
+    const char *p = (const char *)a;
+    float f[2];
+    switch (dt) {
+    case TH_F32: memcpy(f, p + i * 4, 4); z.re = f[0]; break;
+    case TH_F64: memcpy(&z.re, p + i * 8, 8); break;
+    case TH_C64: memcpy(f, p + i * 8, 8); z.re = f[0]; z.im = f[1]; break;
+    default: memcpy(&z, p + i * 16, 16); break;
+    }
+    return z;
+}
+
+TH__MAYBE_UNUSED static void th__la_put(th_dtype dt, void *a, int64_t i, th__mm_complex z)
+{
+    char *p = (char *)a;
+    float f[2] = {(float)z.re, (float)z.im};
+    switch (dt) {
+    case TH_F32: memcpy(p + i * 4, f, 4); break;
+    case TH_F64: memcpy(p + i * 8, &z.re, 8); break;
+    case TH_C64: memcpy(p + i * 8, f, 8); break;
+    default: memcpy(p + i * 16, &z, 16); break;
+    }
+}
+
+TH__MAYBE_UNUSED static th__mm_complex th__la_mul(th__mm_complex x, th__mm_complex y)
+{
+    th__mm_complex z = {x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re};
+    return z;
+}
+
+TH__MAYBE_UNUSED static th__mm_complex th__la_div(th__mm_complex x, th__mm_complex y)
+{
+    th__mm_complex z;
+    if (y.im == 0.0) {
+        z.re = x.re / y.re;
+        z.im = x.im / y.re;
+    } else if (fabs(y.re) >= fabs(y.im)) { /* Smith's division: no overflow in |y|^2 */
+        double r = y.im / y.re, d = y.re + y.im * r;
+        z.re = (x.re + x.im * r) / d;
+        z.im = (x.im - x.re * r) / d;
+    } else {
+        double r = y.re / y.im, d = y.re * r + y.im;
+        z.re = (x.re * r + x.im) / d;
+        z.im = (x.im * r - x.re) / d;
+    }
+    return z;
+}
+
+TH__MAYBE_UNUSED static double th__la_abs1(th__mm_complex z) { return fabs(z.re) + fabs(z.im); }
+
+/* ---- the built-in kernels: LAPACK's getrf, getrs ('N') and potrf ('U') on one column-major n x n matrix
+ * (leading dimension n), unblocked, in double precision whatever the dtype ---- */
+
+/* P A = L U with partial pivoting; ipiv 1-based as LAPACK's. Returns 0, or i + 1 when pivot i is exactly 0 (the
+ * factorisation stops there). */
+TH__MAYBE_UNUSED static int th__la_getrf_builtin(th_dtype dt, int64_t n, void *a, th__la_int *ipiv)
+{
+    for (int64_t j = 0; j < n; j++) {
+        int64_t p = j;
+        double best = -1.0;
+        for (int64_t i = j; i < n; i++) {
+            double v = th__la_abs1(th__la_get(dt, a, i + j * n));
+            if (v > best || v != v) { /* NaN wins, so that it reaches the diagonal check */
+                best = v;
+                p = i;
+                if (v != v) break;
+            }
+        }
+        ipiv[j] = (th__la_int)(p + 1);
+        if (best == 0.0) return (int)(j + 1);
+        if (p != j)
+            for (int64_t k = 0; k < n; k++) {
+                th__mm_complex t = th__la_get(dt, a, j + k * n);
+                th__la_put(dt, a, j + k * n, th__la_get(dt, a, p + k * n));
+                th__la_put(dt, a, p + k * n, t);
+            }
+        th__mm_complex d = th__la_get(dt, a, j + j * n);
+        for (int64_t i = j + 1; i < n; i++) th__la_put(dt, a, i + j * n, th__la_div(th__la_get(dt, a, i + j * n), d));
+        for (int64_t k = j + 1; k < n; k++) {
+            th__mm_complex u = th__la_get(dt, a, j + k * n);
+            if (u.re == 0.0 && u.im == 0.0) continue;
+            for (int64_t i = j + 1; i < n; i++) {
+                th__mm_complex l = th__la_mul(th__la_get(dt, a, i + j * n), u), x = th__la_get(dt, a, i + k * n);
+                x.re -= l.re;
+                x.im -= l.im;
+                th__la_put(dt, a, i + k * n, x);
+            }
+        }
+    }
+    return 0;
+}
+
+/* Solves A X = B (B n x nrhs, column-major, leading dimension n) from getrf's factors, in place. */
+TH__MAYBE_UNUSED static void th__la_getrs_builtin(th_dtype dt, int64_t n, int64_t nrhs, const void *lu,
+                                                  const th__la_int *ipiv, void *b)
+{
+    for (int64_t c = 0; c < nrhs; c++) {
+        int64_t o = c * n;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t p = ipiv[i] - 1;
+            if (p != i) {
+                th__mm_complex t = th__la_get(dt, b, o + i);
+                th__la_put(dt, b, o + i, th__la_get(dt, b, o + p));
+                th__la_put(dt, b, o + p, t);
+            }
+        }
+        for (int64_t j = 0; j < n; j++) { /* L y = P b, L unit lower */
+            th__mm_complex y = th__la_get(dt, b, o + j);
+            for (int64_t i = j + 1; i < n; i++) {
+                th__mm_complex l = th__la_mul(th__la_get(dt, lu, i + j * n), y), x = th__la_get(dt, b, o + i);
+                x.re -= l.re;
+                x.im -= l.im;
+                th__la_put(dt, b, o + i, x);
+            }
+        }
+        for (int64_t j = n - 1; j >= 0; j--) { /* U x = y */
+            th__mm_complex x = th__la_div(th__la_get(dt, b, o + j), th__la_get(dt, lu, j + j * n));
+            th__la_put(dt, b, o + j, x);
+            for (int64_t i = 0; i < j; i++) {
+                th__mm_complex u = th__la_mul(th__la_get(dt, lu, i + j * n), x), y = th__la_get(dt, b, o + i);
+                y.re -= u.re;
+                y.im -= u.im;
+                th__la_put(dt, b, o + i, y);
+            }
+        }
+    }
+}
+
+/* A = U^H U from A's upper triangle (the strictly lower one is not touched). Returns 0, or i + 1 when the
+ * leading minor of order i + 1 is not positive (or not a number). */
+TH__MAYBE_UNUSED static int th__la_potrf_builtin(th_dtype dt, int64_t n, void *a)
+{
+    for (int64_t j = 0; j < n; j++) {
+        double s = th__la_get(dt, a, j + j * n).re;
+        for (int64_t k = 0; k < j; k++) {
+            th__mm_complex u = th__la_get(dt, a, k + j * n);
+            s -= u.re * u.re + u.im * u.im;
+        }
+        if (!(s > 0.0) || isinf(s)) return (int)(j + 1);
+        th__mm_complex d = {sqrt(s), 0.0};
+        th__la_put(dt, a, j + j * n, d);
+        for (int64_t i = j + 1; i < n; i++) {
+            th__mm_complex x = th__la_get(dt, a, j + i * n);
+            for (int64_t k = 0; k < j; k++) {
+                th__mm_complex u = th__la_get(dt, a, k + j * n), v = th__la_get(dt, a, k + i * n);
+                u.im = -u.im;
+                th__mm_complex p = th__la_mul(u, v);
+                x.re -= p.re;
+                x.im -= p.im;
+            }
+            th__la_put(dt, a, j + i * n, th__la_div(x, d));
+        }
+    }
+    return 0;
+}
+
+/* ---- the dispatch: LAPACKE's _work routines (no NaN scan of the input, no allocation), else the built-in
+ * kernels. A negative return is LAPACKE's complaint about an argument. ---- */
+
+TH__MAYBE_UNUSED static int th__la_getrf(th_dtype dt, int64_t n, void *a, th__la_int *ipiv)
+{
+#ifdef TH_USE_LAPACK
+    lapack_int m = (lapack_int)n;
+    switch (dt) {
+    case TH_F32: return LAPACKE_sgetrf_work(LAPACK_COL_MAJOR, m, m, (float *)a, m, ipiv);
+    case TH_F64: return LAPACKE_dgetrf_work(LAPACK_COL_MAJOR, m, m, (double *)a, m, ipiv);
+    case TH_C64: return LAPACKE_cgetrf_work(LAPACK_COL_MAJOR, m, m, a, m, ipiv);
+    default: return LAPACKE_zgetrf_work(LAPACK_COL_MAJOR, m, m, a, m, ipiv);
+    }
+#else
+    return th__la_getrf_builtin(dt, n, a, ipiv);
+#endif
+}
+
+/* Solves A X = B from getrf's factors of A, or (trans) A^T X = B from those of A^T: LAPACK only. */
+TH__MAYBE_UNUSED static int th__la_getrs(th_dtype dt, bool trans, int64_t n, int64_t nrhs, const void *lu,
+                                         const th__la_int *ipiv, void *b)
+{
+#ifdef TH_USE_LAPACK
+    lapack_int m = (lapack_int)n, k = (lapack_int)nrhs;
+    char t = trans ? 'T' : 'N';
+    switch (dt) {
+    case TH_F32: return LAPACKE_sgetrs_work(LAPACK_COL_MAJOR, t, m, k, (const float *)lu, m, ipiv, (float *)b, m);
+    case TH_F64: return LAPACKE_dgetrs_work(LAPACK_COL_MAJOR, t, m, k, (const double *)lu, m, ipiv, (double *)b, m);
+    case TH_C64: return LAPACKE_cgetrs_work(LAPACK_COL_MAJOR, t, m, k, lu, m, ipiv, b, m);
+    default: return LAPACKE_zgetrs_work(LAPACK_COL_MAJOR, t, m, k, lu, m, ipiv, b, m);
+    }
+#else
+    (void)trans; /* the built-in path factors A itself */
+    th__la_getrs_builtin(dt, n, nrhs, lu, ipiv, b);
+    return 0;
+#endif
+}
+
+TH__MAYBE_UNUSED static int th__la_potrf(th_dtype dt, int64_t n, void *a)
+{
+#ifdef TH_USE_LAPACK
+    lapack_int m = (lapack_int)n;
+    switch (dt) {
+    case TH_F32: return LAPACKE_spotrf_work(LAPACK_COL_MAJOR, 'U', m, (float *)a, m);
+    case TH_F64: return LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', m, (double *)a, m);
+    case TH_C64: return LAPACKE_cpotrf_work(LAPACK_COL_MAJOR, 'U', m, a, m);
+    default: return LAPACKE_zpotrf_work(LAPACK_COL_MAJOR, 'U', m, a, m);
+    }
+#else
+    return th__la_potrf_builtin(dt, n, a);
+#endif
+}
+
+TH__MAYBE_UNUSED static const char th__la_no_lapack[] =
+    "needs LAPACK, and this build has none (define TH_USE_LAPACK and link -llapacke; Meson: -Dlapack=enabled)";
+
+/* ---- shapes, scratch and errors ---- */
+
+/* " at batch index 3" for a batched op, "" for one matrix. */
+TH__MAYBE_UNUSED static const char *th__la_where(int nb, int64_t index, char *buf, size_t len)
+{
+    if (nb == 0) return "";
+    snprintf(buf, len, " at batch index %lld", (long long)index);
+    return buf;
+}
+
+/* LAPACKE's negative info: an argument it refused (never expected: the sizes are checked here). */
+TH__MAYBE_UNUSED static int th__la_refused(const char *fn, const char *routine, int info)
+{
+#ifdef TH_USE_LAPACK
+    if (info == LAPACK_WORK_MEMORY_ERROR || info == LAPACK_TRANSPOSE_MEMORY_ERROR)
+        return th__fail(TH_ERR_NOMEM, fn, "LAPACKE's %s ran out of memory", routine);
+#endif
+    return th__fail(TH_ERR_INVALID, fn, "LAPACK's %s refused argument %d", routine, -info);
+}
+
+/* A (on the host, of dtype dt) is a batch of square matrices, each at most INT_MAX wide. */
+TH__MAYBE_UNUSED static int th__la_check_square(const char *fn, const char *name, const th_tensor *a, th_dtype dt)
+{
+    if (th__mm_check_input(fn, name, a, dt)) return th_last_status();
+    char s[160];
+    if (a->ndim < 2 || a->sizes[a->ndim - 1] != a->sizes[a->ndim - 2]) {
+        th__shape_string(a->ndim, a->sizes, s, sizeof s);
+        return th__fail(TH_ERR_SHAPE, fn, "%s must be a square matrix or a batch of them (n x n in its last two dims); "
+                        "it has shape %s", name, s);
+    }
+    if (a->sizes[a->ndim - 1] > INT_MAX) {
+        th__shape_string(a->ndim, a->sizes, s, sizeof s);
+        return th__fail(TH_ERR_SHAPE, fn, "%s has shape %s: LAPACK takes matrices of at most %d rows", name, s,
+                        INT_MAX);
+    }
+    return TH_OK;
+}
+
+/* A new contiguous tensor for LAPACK to work in, with a page of slack after its last element: OpenBLAS 0.3.21's
+ * complex gemv kernel (Haswell) reads past a matrix's end (valgrind saw 88 bytes past a 33 x 36 c64 matrix under
+ * cgesdd); never used, but memory it may touch. NULL on error. */
+TH__MAYBE_UNUSED static th_tensor *th__la_scratch(const char *fn, th_dtype dt, int ndim, const int64_t *sizes)
+{
+    int64_t numel = 1;
+    if (th__check_sizes(fn, ndim, sizes, &numel)) return NULL;
+    size_t es = th__dtype_traits[dt].size;
+    if (numel > (INT64_MAX - 4096) / (int64_t)es) {
+        th__fail(TH_ERR_OVERFLOW, fn, "a scratch copy of %lld elements overflows", (long long)numel);
+        return NULL;
+    }
+    th_storage *s = th_storage_new(numel * (int64_t)es + 4096, NULL, NULL);
+    if (!s) return NULL;
+    th_tensor *t = th__tensor_new_with_storage(fn, dt, s, 0, ndim, sizes, NULL);
+    th_storage_release(s);
+    return t;
+}
+
+/* A contiguous copy of t (broadcast to the batch bs of nb dims, then r x c), each matrix stored column-major
+ * (colmajor: the copy's own shape is bs x c x r) or row-major. NULL on error. */
+TH__MAYBE_UNUSED static th_tensor *th__la_pack(const char *fn, const th_tensor *t, int nb, const int64_t *bs,
+                                               int64_t r, int64_t c, bool colmajor)
+{
+    int64_t sizes[TH_MAX_DIMS];
+    for (int d = 0; d < nb; d++) sizes[d] = bs[d];
+    sizes[nb] = r;
+    sizes[nb + 1] = c;
+    th_tensor *e = th__expand(fn, t, nb + 2, sizes);
+    if (!e) return NULL;
+    if (colmajor) {
+        sizes[nb] = c;
+        sizes[nb + 1] = r;
+    }
+    th_tensor *s = th__la_scratch(fn, t->dtype, nb + 2, sizes);
+    th_tensor *v = s && colmajor ? th__transpose(fn, s, nb, nb + 1) : s ? th_tensor_retain(s) : NULL;
+    int status = v ? th__copy(fn, v, e) : th_last_status();
+    th_tensor_release(v);
+    th_tensor_release(e);
+    if (status) {
+        th_tensor_release(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* The tensor to compute a result in: the result itself where it is contiguous, else a contiguous scratch of
+ * its shape (then copied into it by th__la_finish). */
+TH__MAYBE_UNUSED static th_tensor *th__la_work(const char *fn, th_tensor *result)
+{
+    if (th_tensor_is_contiguous(result)) return th_tensor_retain(result);
+    return th__tensor_empty(fn, result->dtype, result->ndim, result->sizes);
+}
+
+/* Copies work into result where they differ, and releases work (and, on error, result). Returns result or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__la_finish(const char *fn, th_tensor *work, th_tensor *result, int status)
+{
+    if (status == TH_OK && work != result) status = th__copy(fn, result, work);
+    th_tensor_release(work);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* The batch of nb dims that a's batch (its dims before the last two, or before the last one for a vector) and
+ * b's broadcast to. */
+TH__MAYBE_UNUSED static int th__la_batch(const char *fn, const th_tensor *a, int nba, const th_tensor *b, int nbb,
+                                         int *nb, int64_t *bs)
+{
+    *nb = nba > nbb ? nba : nbb;
+    for (int d = 0; d < *nb; d++) {
+        int da = d - (*nb - nba), db = d - (*nb - nbb);
+        int64_t x = da >= 0 ? a->sizes[da] : 1, y = db >= 0 ? b->sizes[db] : 1;
+        if (x != y && x != 1 && y != 1) {
+            char sa[160], sb[160];
+            th__shape_string(a->ndim, a->sizes, sa, sizeof sa);
+            th__shape_string(b->ndim, b->sizes, sb, sizeof sb);
+            return th__fail(TH_ERR_SHAPE, fn, "the batch dims of A %s and B %s do not broadcast (%lld vs %lld)", sa,
+                            sb, (long long)x, (long long)y);
+        }
+        bs[d] = x == 1 ? y : x;
+    }
+    return TH_OK;
+}
+
+/* After getrf of matrix `index`: an error for an exactly zero pivot (info > 0) or a pivot that is not finite
+ * (inf or NaN in A, or growth past the range of the dtype). */
+TH__MAYBE_UNUSED static int th__la_check_lu(const char *fn, th_dtype dt, int nb, int64_t index, int64_t n,
+                                            const void *lu, int info)
+{
+    char where[64];
+    if (info < 0) return th__la_refused(fn, "getrf", info);
+    if (info > 0)
+        return th__fail(TH_ERR_LINALG, fn, "A is singular%s: pivot %d of its LU factorisation (U[%d, %d]) is 0",
+                        th__la_where(nb, index, where, sizeof where), info - 1, info - 1, info - 1);
+    for (int64_t i = 0; i < n; i++) {
+        th__mm_complex d = th__la_get(dt, lu, i + i * n);
+        if (!isfinite(d.re) || !isfinite(d.im))
+            return th__fail(TH_ERR_LINALG, fn, "A holds inf or NaN%s: pivot %lld of its LU factorisation is %g%+gi",
+                            th__la_where(nb, index, where, sizeof where), (long long)i, d.re, d.im);
+    }
+    return TH_OK;
+}
+
+/* The element of t at row-major index i over its shape. */
+TH__MAYBE_UNUSED static char *th__la_at(const th_tensor *t, int64_t i)
+{
+    int64_t off = 0;
+    for (int d = t->ndim - 1; d >= 0; d--) {
+        off += (i % t->sizes[d]) * t->strides[d];
+        i /= t->sizes[d];
+    }
+    return (char *)th_tensor_data(t) + off * (int64_t)th__elsize(t);
+}
+
+/* ---- the ops ---- */
+
+/* X with A X = B. B is a batch of vectors (B (*, n)) when it has one dim or when its shape is A's without the
+ * last dim, else of matrices (*, n, k), as torch.linalg.solve; batch dims broadcast. */
+TH__MAYBE_UNUSED static th_tensor *th__la_solve(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *a,
+                                                const th_tensor *b)
+{
+    if (th__la_check_square(fn, "A", a, dt) || th__mm_check_input(fn, "B", b, dt)) return NULL;
+    int64_t n = a->sizes[a->ndim - 1];
+    bool vector = b->ndim == 1;
+    if (!vector && b->ndim == a->ndim - 1) {
+        vector = true;
+        for (int d = 0; d < b->ndim; d++) vector = vector && b->sizes[d] == a->sizes[d];
+    }
+    char sa[160], sb[160];
+    if (b->ndim == 0 || b->sizes[b->ndim - (vector ? 1 : 2)] != n) {
+        th__shape_string(a->ndim, a->sizes, sa, sizeof sa);
+        th__shape_string(b->ndim, b->sizes, sb, sizeof sb);
+        return th__fail(TH_ERR_SHAPE, fn, "A has shape %s and B %s: B must be (*, %lld) or (*, %lld, k)", sa, sb,
+                        (long long)n, (long long)n),
+               NULL;
+    }
+    int64_t k = vector ? 1 : b->sizes[b->ndim - 1];
+    if (k > INT_MAX) {
+        th__shape_string(b->ndim, b->sizes, sb, sizeof sb);
+        return th__fail(TH_ERR_SHAPE, fn, "B has shape %s: LAPACK takes at most %d columns", sb, INT_MAX), NULL;
+    }
+    int nb = 0;
+    int64_t bs[TH_MAX_DIMS + 1];
+    if (th__la_batch(fn, a, a->ndim - 2, b, b->ndim - (vector ? 1 : 2), &nb, bs)) return NULL;
+    int64_t rsizes[TH_MAX_DIMS + 2];
+    for (int d = 0; d < nb; d++) rsizes[d] = bs[d];
+    rsizes[nb] = n;
+    rsizes[nb + 1] = k;
+    th_tensor *result = th__result(fn, out, dt, nb + (vector ? 1 : 2), rsizes);
+    if (!result || th__numel(result) == 0) return result;
+    th_tensor *bm = vector ? th__unsqueeze(fn, b, b->ndim) : th_tensor_retain((th_tensor *)b);
+    /* With LAPACK, A is copied row-major (a straight copy for a contiguous A): that is A^T column-major, which
+     * getrs solves with trans; the built-in kernel takes A itself, column-major. */
+#ifdef TH_USE_LAPACK
+    const bool trans = true;
+#else
+    const bool trans = false;
+#endif
+    th_tensor *lu = bm ? th__la_pack(fn, a, nb, bs, n, n, !trans) : NULL;
+    th_tensor *x = lu ? th__la_pack(fn, bm, nb, bs, n, k, true) : NULL;
+    th__la_int *ipiv = x ? (th__la_int *)malloc((size_t)n * sizeof *ipiv) : NULL;
+    int status = ipiv ? TH_OK : x ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld pivots", (long long)n)
+                                  : th_last_status();
+    int64_t batch = th__numel(x ? x : result) / (n * k);
+    size_t es = th__dtype_traits[dt].size;
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        char *m = (char *)th_tensor_data(lu) + (size_t)(i * n * n) * es;
+        status = th__la_check_lu(fn, dt, nb, i, n, m, th__la_getrf(dt, n, m, ipiv));
+        if (status == TH_OK) {
+            int info = th__la_getrs(dt, trans, n, k, m, ipiv, (char *)th_tensor_data(x) + (size_t)(i * n * k) * es);
+            if (info) status = th__la_refused(fn, "getrs", info);
+        }
+    }
+    if (status == TH_OK) {
+        th_tensor *xt = th__transpose(fn, x, nb, nb + 1);
+        th_tensor *xv = xt && vector ? th__squeeze(fn, xt, nb + 1) : xt ? th_tensor_retain(xt) : NULL;
+        status = xv ? th__copy(fn, result, xv) : th_last_status();
+        th_tensor_release(xv);
+        th_tensor_release(xt);
+    }
+    free(ipiv);
+    th_tensor_release(x);
+    th_tensor_release(lu);
+    th_tensor_release(bm);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* A^-1. The row-major copy of A is the column-major A^T, whose inverse, read back row-major, is A^-1. */
+TH__MAYBE_UNUSED static th_tensor *th__la_inv(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *a)
+{
+    if (th__la_check_square(fn, "A", a, dt)) return NULL;
+    th_tensor *result = th__result(fn, out, dt, a->ndim, a->sizes);
+    if (!result || th__numel(result) == 0) return result;
+    int64_t n = a->sizes[a->ndim - 1], batch = th__numel(a) / (n * n);
+    int nb = a->ndim - 2;
+    size_t es = th__dtype_traits[dt].size;
+    th_tensor *work = th__la_work(fn, result);
+    int status = work ? th__copy(fn, work, a) : th_last_status();
+    th__la_int *ipiv = NULL;
+    void *scratch = NULL;
+#ifdef TH_USE_LAPACK
+    /* getri's workspace, asked of it once for this n */
+    lapack_int lwork = -1;
+    if (status == TH_OK) {
+        double q[2] = {0.0, 0.0};
+        lapack_int m = (lapack_int)n, piv = 0;
+        switch (dt) {
+        case TH_F32: { float f = 0; LAPACKE_sgetri_work(LAPACK_COL_MAJOR, m, NULL, m, &piv, &f, -1); q[0] = f; break; }
+        case TH_F64: LAPACKE_dgetri_work(LAPACK_COL_MAJOR, m, NULL, m, &piv, q, -1); break;
+        case TH_C64: { float f[2] = {0, 0}; LAPACKE_cgetri_work(LAPACK_COL_MAJOR, m, NULL, m, &piv, (void *)f, -1); q[0] = f[0]; break; }
+        default: LAPACKE_zgetri_work(LAPACK_COL_MAJOR, m, NULL, m, &piv, (void *)q, -1); break;
+        }
+        lwork = q[0] >= (double)n ? (lapack_int)q[0] : m;
+    }
+    size_t scratch_len = (size_t)lwork * es;
+#else
+    size_t scratch_len = (size_t)(n * n) * es; /* the factors, while the inverse is solved for in place */
+#endif
+    if (status == TH_OK) {
+        ipiv = (th__la_int *)malloc((size_t)n * sizeof *ipiv);
+        scratch = malloc(scratch_len);
+        if (!ipiv || !scratch) status = th__fail(TH_ERR_NOMEM, fn, "no memory for the inverse of a %lld x %lld matrix",
+                                                (long long)n, (long long)n);
+    }
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        char *m = (char *)th_tensor_data(work) + (size_t)(i * n * n) * es;
+        status = th__la_check_lu(fn, dt, nb, i, n, m, th__la_getrf(dt, n, m, ipiv));
+        if (status) break;
+#ifdef TH_USE_LAPACK
+        lapack_int mm = (lapack_int)n, info;
+        switch (dt) {
+        case TH_F32: info = LAPACKE_sgetri_work(LAPACK_COL_MAJOR, mm, (float *)m, mm, ipiv, (float *)scratch, lwork); break;
+        case TH_F64: info = LAPACKE_dgetri_work(LAPACK_COL_MAJOR, mm, (double *)m, mm, ipiv, (double *)scratch, lwork); break;
+        case TH_C64: info = LAPACKE_cgetri_work(LAPACK_COL_MAJOR, mm, (void *)m, mm, ipiv, scratch, lwork); break;
+        default: info = LAPACKE_zgetri_work(LAPACK_COL_MAJOR, mm, (void *)m, mm, ipiv, scratch, lwork); break;
+        }
+        if (info) status = th__la_refused(fn, "getri", info);
+#else
+        memcpy(scratch, m, scratch_len);
+        th__mm_complex zero = {0.0, 0.0}, one = {1.0, 0.0};
+        for (int64_t j = 0; j < n * n; j++) th__la_put(dt, m, j, j % (n + 1) == 0 ? one : zero);
+        th__la_getrs_builtin(dt, n, n, scratch, ipiv, m);
+#endif
+    }
+    free(scratch);
+    free(ipiv);
+    return th__la_finish(fn, work, result, status);
+}
+
+/* The LU factors of every matrix of a (a row-major copy: the column-major A^T, of the same determinant), for
+ * det and slogdet: calls each(index, diagonal product's parts) through the callers' loops. */
+typedef struct th__la_det_parts {
+    th__mm_complex sign; /* a unit number, or 0 for a singular matrix */
+    double logabs;       /* log |det|, -inf for a singular matrix */
+} th__la_det_parts;
+
+TH__MAYBE_UNUSED static int th__la_det_each(const char *fn, th_dtype dt, const th_tensor *a, th_tensor *lu,
+                                            int64_t index, th__la_int *ipiv, th__la_det_parts *parts)
+{
+    int64_t n = a->sizes[a->ndim - 1];
+    char *m = (char *)th_tensor_data(lu) + (size_t)(index * n * n) * th__dtype_traits[dt].size;
+    int info = th__la_getrf(dt, n, m, ipiv);
+    if (info < 0) return th__la_refused(fn, "getrf", info);
+    th__mm_complex sign = {1.0, 0.0};
+    double logabs = 0.0;
+    if (info > 0) {
+        sign.re = 0.0;
+        logabs = -INFINITY;
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            th__mm_complex d = th__la_get(dt, m, i + i * n);
+            double r = hypot(d.re, d.im);
+            if (ipiv[i] != i + 1) {
+                sign.re = -sign.re;
+                sign.im = -sign.im;
+            }
+            if (r > 0.0 && isfinite(r)) {
+                th__mm_complex u = {d.re / r, d.im / r};
+                sign = th__la_mul(sign, u);
+            } else if (r != 0.0) {
+                sign = th__la_mul(sign, d); /* NaN or inf: the result says so */
+            }
+            logabs += log(r);
+        }
+    }
+    parts->sign = sign;
+    parts->logabs = logabs;
+    return TH_OK;
+}
+
+/* det (want_det) or slogdet (sign, logabs) of a batch. Results: new, or the outs checked. */
+TH__MAYBE_UNUSED static int th__la_dets(const char *fn, th_dtype dt, const th_tensor *a, th_tensor *out_det,
+                                        th_tensor *out_sign, th_tensor *out_logabs, bool want_det,
+                                        th_tensor **det, th_tensor **sign, th_tensor **logabs)
+{
+    if (th__la_check_square(fn, "A", a, dt)) return th_last_status();
+    int nb = a->ndim - 2;
+    th_tensor *r0 = NULL, *r1 = NULL, *lu = NULL;
+    if (want_det) {
+        r0 = th__result(fn, out_det, dt, nb, a->sizes);
+    } else {
+        r0 = th__result(fn, out_sign, dt, nb, a->sizes);
+        r1 = r0 ? th__result(fn, out_logabs, th__la_part(dt), nb, a->sizes) : NULL;
+    }
+    int status = r0 && (want_det || r1) ? TH_OK : th_last_status();
+    int64_t n = a->sizes[a->ndim - 1], batch = status ? 0 : th__numel(r0);
+    th__la_int *ipiv = NULL;
+    if (batch > 0 && n > 0) {
+        lu = th__la_pack(fn, a, nb, a->sizes, n, n, false);
+        ipiv = lu ? (th__la_int *)malloc((size_t)n * sizeof *ipiv) : NULL;
+        if (!ipiv) status = lu ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld pivots", (long long)n) : th_last_status();
+    }
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        th__la_det_parts p = {{1.0, 0.0}, 0.0};
+        if (n > 0) status = th__la_det_each(fn, dt, a, lu, i, ipiv, &p);
+        if (status) break;
+        if (want_det) {
+            double s = exp(p.logabs);
+            th__mm_complex v = {p.sign.re * s, p.sign.im * s};
+            if (p.sign.re == 0.0 && p.sign.im == 0.0) v.re = v.im = 0.0;
+            th__la_put(dt, th__la_at(r0, i), 0, v);
+        } else {
+            th__la_put(dt, th__la_at(r0, i), 0, p.sign);
+            th__mm_complex l = {p.logabs, 0.0};
+            th__la_put(th__la_part(dt), th__la_at(r1, i), 0, l);
+        }
+    }
+    free(ipiv);
+    th_tensor_release(lu);
+    if (status) {
+        th_tensor_release(r0);
+        th_tensor_release(r1);
+        return status;
+    }
+    if (want_det) {
+        if (det) *det = r0;
+        else th_tensor_release(r0);
+    } else {
+        if (sign) *sign = r0;
+        else th_tensor_release(r0);
+        if (logabs) *logabs = r1;
+        else th_tensor_release(r1);
+    }
+    return TH_OK;
+}
+
+/* L, lower triangular with a real positive diagonal, with A = L L^H, from A's lower triangle (the upper one is
+ * not read). The row-major copy of A is the column-major A^T = conj(A); its factor U (conj(A) = U^H U), read
+ * back row-major, is U^T = L. */
+TH__MAYBE_UNUSED static th_tensor *th__la_cholesky(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *a)
+{
+    if (th__la_check_square(fn, "A", a, dt)) return NULL;
+    th_tensor *result = th__result(fn, out, dt, a->ndim, a->sizes);
+    if (!result || th__numel(result) == 0) return result;
+    int64_t n = a->sizes[a->ndim - 1], batch = th__numel(a) / (n * n);
+    int nb = a->ndim - 2;
+    size_t es = th__dtype_traits[dt].size;
+    th_tensor *work = th__la_work(fn, result);
+    int status = work ? th__copy(fn, work, a) : th_last_status();
+    th__mm_complex zero = {0.0, 0.0};
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        char *m = (char *)th_tensor_data(work) + (size_t)(i * n * n) * es, where[64];
+        int info = th__la_potrf(dt, n, m);
+        if (info < 0) {
+            status = th__la_refused(fn, "potrf", info);
+            break;
+        }
+        /* OpenBLAS's potrf can let a NaN minor through: the diagonal must be positive and finite. */
+        for (int64_t j = 0; info == 0 && j < n; j++) {
+            double d = th__la_get(dt, m, j + j * n).re;
+            if (!(d > 0.0) || isinf(d)) info = (int)(j + 1);
+        }
+        if (info > 0) {
+            status = th__fail(TH_ERR_LINALG, fn,
+                              "A is not positive-definite%s: its leading minor of order %d is not (pivot %d)",
+                              th__la_where(nb, i, where, sizeof where), info, info - 1);
+            break;
+        }
+        for (int64_t c = 0; c < n; c++) /* column-major strictly lower: the row-major strictly upper triangle */
+            for (int64_t r = c + 1; r < n; r++) th__la_put(dt, m, r + c * n, zero);
+    }
+    return th__la_finish(fn, work, result, status);
+}
+
+
+/* ---- the LAPACK-only ops: qr, eigh, svd, svdvals ---- */
+
+/* The element (i, j) of matrix b (row-major index over the batch dims, nb of them) of t. */
+TH__MAYBE_UNUSED static char *th__la_at3(const th_tensor *t, int nb, int64_t b, int64_t i, int64_t j)
+{
+    int64_t off = i * t->strides[nb] + j * t->strides[nb + 1];
+    for (int d = nb - 1; d >= 0; d--) {
+        off += (b % t->sizes[d]) * t->strides[d];
+        b /= t->sizes[d];
+    }
+    return (char *)th_tensor_data(t) + off * (int64_t)th__elsize(t);
+}
+
+/* Copies the column-major scratch batch s (its shape bs x cols x rows) into dst (bs x rows' x cols', the first
+ * rows' rows and cols' columns of each matrix). */
+TH__MAYBE_UNUSED static int th__la_unpack(const char *fn, th_tensor *dst, const th_tensor *s, int nb, int64_t rows,
+                                          int64_t cols)
+{
+    th_tensor *t = th__transpose(fn, s, nb, nb + 1);
+    th_tensor *r = t ? th__narrow(fn, t, nb, 0, rows) : NULL;
+    th_tensor *c = r ? th__narrow(fn, r, nb + 1, 0, cols) : NULL;
+    int status = c ? th__copy(fn, dst, c) : th_last_status();
+    th_tensor_release(c);
+    th_tensor_release(r);
+    th_tensor_release(t);
+    return status;
+}
+
+/* A (on the host, dtype dt) is a matrix or a batch of them, each side at most INT_MAX. */
+TH__MAYBE_UNUSED static int th__la_check_matrix(const char *fn, const th_tensor *a, th_dtype dt)
+{
+    if (th__mm_check_input(fn, "A", a, dt)) return th_last_status();
+    char s[160];
+    if (a->ndim < 2) {
+        th__shape_string(a->ndim, a->sizes, s, sizeof s);
+        return th__fail(TH_ERR_SHAPE, fn, "A must be a matrix or a batch of them (at least 2 dims); it has shape %s",
+                        s);
+    }
+    if (a->sizes[a->ndim - 1] > INT_MAX || a->sizes[a->ndim - 2] > INT_MAX) {
+        th__shape_string(a->ndim, a->sizes, s, sizeof s);
+        return th__fail(TH_ERR_SHAPE, fn, "A has shape %s: LAPACK takes matrices of at most %d rows and columns", s,
+                        INT_MAX);
+    }
+    return TH_OK;
+}
+
+/* LAPACKE's info of a routine that scans its input for NaN first (the non-_work ones): the matrix argument
+ * refused is NaN in it. */
+TH__MAYBE_UNUSED static int th__la_info(const char *fn, const char *routine, int info, int nb, int64_t index)
+{
+    char where[64];
+    if (info == 0) return TH_OK;
+#ifdef TH_USE_LAPACK
+    if (info == LAPACK_WORK_MEMORY_ERROR || info == LAPACK_TRANSPOSE_MEMORY_ERROR)
+        return th__fail(TH_ERR_NOMEM, fn, "LAPACKE's %s ran out of memory", routine);
+#endif
+    if (info < 0)
+        return th__fail(TH_ERR_LINALG, fn, "A holds NaN%s (LAPACKE's %s refused argument %d)",
+                        th__la_where(nb, index, where, sizeof where), routine, -info);
+    return th__fail(TH_ERR_LINALG, fn, "LAPACK's %s did not converge%s (info %d)", routine,
+                    th__la_where(nb, index, where, sizeof where), info);
+}
+
+/* The results of a multi-result op: each made (or its out checked) in turn; on error all released. */
+TH__MAYBE_UNUSED static int th__la_results(const char *fn, int count, th_tensor **outs, const th_dtype *dts,
+                                           const int *ndims, int64_t (*sizes)[TH_MAX_DIMS], const bool *wanted,
+                                           th_tensor **results)
+{
+    for (int i = 0; i < count; i++) results[i] = NULL;
+    for (int i = 0; i < count; i++) {
+        if (!wanted[i]) continue;
+        results[i] = th__result(fn, outs[i], dts[i], ndims[i], sizes[i]);
+        if (!results[i]) {
+            for (int j = 0; j < i; j++) th_tensor_release(results[j]);
+            for (int j = 0; j < count; j++) results[j] = NULL;
+            return th_last_status();
+        }
+    }
+    return TH_OK;
+}
+
+/* Hands results over (where asked) or releases them; on error releases them all. */
+TH__MAYBE_UNUSED static int th__la_hand_over(int status, int count, th_tensor **results, th_tensor **to[])
+{
+    for (int i = 0; i < count; i++) {
+        if (status == TH_OK && to[i]) *to[i] = results[i];
+        else th_tensor_release(results[i]);
+    }
+    return status;
+}
+
+/* Q R = A, reduced: Q (*, m, k) with orthonormal columns, R (*, k, n) upper triangular, k = min(m, n). LAPACK's
+ * geqrf then orgqr / ungqr, on a column-major copy. */
+TH__MAYBE_UNUSED static int th__la_qr(const char *fn, th_dtype dt, const th_tensor *a, th_tensor *out_q,
+                                      th_tensor *out_r, th_tensor **q, th_tensor **r)
+{
+    if (th__la_check_matrix(fn, a, dt)) return th_last_status();
+    int nb = a->ndim - 2;
+    int64_t m = a->sizes[nb], n = a->sizes[nb + 1], k = m < n ? m : n;
+    int64_t sizes[2][TH_MAX_DIMS];
+    for (int d = 0; d < nb; d++) sizes[0][d] = sizes[1][d] = a->sizes[d];
+    sizes[0][nb] = m;
+    sizes[0][nb + 1] = k;
+    sizes[1][nb] = k;
+    sizes[1][nb + 1] = n;
+    th_tensor *outs[2] = {out_q, out_r}, *res[2];
+    const th_dtype dts[2] = {dt, dt};
+    const int ndims[2] = {nb + 2, nb + 2};
+    const bool wanted[2] = {true, true};
+    th_tensor **to[2] = {q, r};
+    if (th__la_results(fn, 2, outs, dts, ndims, sizes, wanted, res)) return th_last_status();
+#ifndef TH_USE_LAPACK
+    return th__la_hand_over(th__fail(TH_ERR_UNSUPPORTED, fn, "%s", th__la_no_lapack), 2, res, to);
+#else
+    if (th__numel(res[0]) == 0 && th__numel(res[1]) == 0) return th__la_hand_over(TH_OK, 2, res, to);
+    int status = TH_OK;
+    th_tensor *w = th__la_pack(fn, a, nb, a->sizes, m, n, true);
+    void *tau = w ? malloc((size_t)(k > 0 ? k : 1) * th__dtype_traits[dt].size) : NULL;
+    if (!tau) status = w ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld reflectors", (long long)k) : th_last_status();
+    int64_t batch = status ? 0 : th__numel(res[1]) / (k * n > 0 ? k * n : 1);
+    if (k == 0) batch = 0;
+    size_t es = th__dtype_traits[dt].size;
+    lapack_int lm = (lapack_int)m, ln = (lapack_int)n, lk = (lapack_int)k;
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        void *p = (char *)th_tensor_data(w) + (size_t)(i * m * n) * es;
+        int info;
+        switch (dt) {
+        case TH_F32: info = LAPACKE_sgeqrf(LAPACK_COL_MAJOR, lm, ln, (float *)p, lm, (float *)tau); break;
+        case TH_F64: info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, lm, ln, (double *)p, lm, (double *)tau); break;
+        case TH_C64: info = LAPACKE_cgeqrf(LAPACK_COL_MAJOR, lm, ln, p, lm, tau); break;
+        default: info = LAPACKE_zgeqrf(LAPACK_COL_MAJOR, lm, ln, p, lm, tau); break;
+        }
+        if ((status = th__la_info(fn, "geqrf", info, nb, i))) break;
+        /* R: the upper triangle of the first k rows */
+        for (int64_t r0 = 0; r0 < k; r0++)
+            for (int64_t c = 0; c < n; c++) {
+                th__mm_complex v = {0.0, 0.0};
+                if (c >= r0) v = th__la_get(dt, p, r0 + c * m);
+                th__la_put(dt, th__la_at3(res[1], nb, i, r0, c), 0, v);
+            }
+        switch (dt) {
+        case TH_F32: info = LAPACKE_sorgqr(LAPACK_COL_MAJOR, lm, lk, lk, (float *)p, lm, (const float *)tau); break;
+        case TH_F64: info = LAPACKE_dorgqr(LAPACK_COL_MAJOR, lm, lk, lk, (double *)p, lm, (const double *)tau); break;
+        case TH_C64: info = LAPACKE_cungqr(LAPACK_COL_MAJOR, lm, lk, lk, p, lm, tau); break;
+        default: info = LAPACKE_zungqr(LAPACK_COL_MAJOR, lm, lk, lk, p, lm, tau); break;
+        }
+        status = th__la_info(fn, "orgqr", info, nb, i);
+    }
+    if (status == TH_OK && batch > 0) status = th__la_unpack(fn, res[0], w, nb, m, k);
+    free(tau);
+    th_tensor_release(w);
+    return th__la_hand_over(status, 2, res, to);
+#endif
+}
+
+/* Eigenvalues (ascending, real) and, when vectors is wanted, orthonormal eigenvectors (columns) of the Hermitian
+ * A, read from its lower triangle. LAPACK's syevd / heevd on a column-major copy. */
+TH__MAYBE_UNUSED static int th__la_eigh(const char *fn, th_dtype dt, const th_tensor *a, th_tensor *out_values,
+                                        th_tensor *out_vectors, bool want_vectors, th_tensor **values,
+                                        th_tensor **vectors)
+{
+    if (th__la_check_square(fn, "A", a, dt)) return th_last_status();
+    int nb = a->ndim - 2;
+    int64_t sizes[2][TH_MAX_DIMS];
+    for (int d = 0; d < nb + 2; d++) sizes[0][d] = sizes[1][d] = a->sizes[d];
+    th_tensor *outs[2] = {out_values, out_vectors}, *res[2];
+    const th_dtype dts[2] = {th__la_part(dt), dt};
+    const int ndims[2] = {nb + 1, nb + 2};
+    const bool wanted[2] = {true, want_vectors};
+    th_tensor **to[2] = {values, vectors};
+    if (th__la_results(fn, 2, outs, dts, ndims, sizes, wanted, res)) return th_last_status();
+#ifndef TH_USE_LAPACK
+    return th__la_hand_over(th__fail(TH_ERR_UNSUPPORTED, fn, "%s", th__la_no_lapack), 2, res, to);
+#else
+    if (th__numel(res[0]) == 0) return th__la_hand_over(TH_OK, 2, res, to);
+    int status = TH_OK;
+    int64_t n = a->sizes[nb];
+    th_tensor *w = th__la_pack(fn, a, nb, a->sizes, n, n, true);
+    th_dtype pt = th__la_part(dt);
+    size_t es = th__dtype_traits[dt].size, ps = th__dtype_traits[pt].size;
+    void *ev = w ? malloc((size_t)n * ps) : NULL;
+    if (!ev) status = w ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld eigenvalues", (long long)n) : th_last_status();
+    int64_t batch = status ? 0 : th__numel(res[0]) / n;
+    char job = want_vectors ? 'V' : 'N';
+    lapack_int ln = (lapack_int)n;
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        void *p = (char *)th_tensor_data(w) + (size_t)(i * n * n) * es;
+        int info;
+        switch (dt) {
+        case TH_F32: info = LAPACKE_ssyevd(LAPACK_COL_MAJOR, job, 'L', ln, (float *)p, ln, (float *)ev); break;
+        case TH_F64: info = LAPACKE_dsyevd(LAPACK_COL_MAJOR, job, 'L', ln, (double *)p, ln, (double *)ev); break;
+        case TH_C64: info = LAPACKE_cheevd(LAPACK_COL_MAJOR, job, 'L', ln, p, ln, (float *)ev); break;
+        default: info = LAPACKE_zheevd(LAPACK_COL_MAJOR, job, 'L', ln, p, ln, (double *)ev); break;
+        }
+        if ((status = th__la_info(fn, "syevd", info, nb, i))) break;
+        for (int64_t j = 0; j < n; j++) th__la_put(pt, th__la_at(res[0], i * n + j), 0, th__la_get(pt, ev, j));
+    }
+    if (status == TH_OK && want_vectors) status = th__la_unpack(fn, res[1], w, nb, n, n);
+    free(ev);
+    th_tensor_release(w);
+    return th__la_hand_over(status, 2, res, to);
+#endif
+}
+
+/* A = U diag(S) Vh, reduced: U (*, m, k), S (*, k) descending, Vh (*, k, n), k = min(m, n); S alone when the
+ * vectors are not wanted. LAPACK's gesdd on a column-major copy. */
+TH__MAYBE_UNUSED static int th__la_svd(const char *fn, th_dtype dt, const th_tensor *a, th_tensor *out_u,
+                                       th_tensor *out_s, th_tensor *out_vh, bool want_vectors, th_tensor **u,
+                                       th_tensor **s, th_tensor **vh)
+{
+    if (th__la_check_matrix(fn, a, dt)) return th_last_status();
+    int nb = a->ndim - 2;
+    int64_t m = a->sizes[nb], n = a->sizes[nb + 1], k = m < n ? m : n;
+    int64_t sizes[3][TH_MAX_DIMS];
+    for (int d = 0; d < nb; d++) sizes[0][d] = sizes[1][d] = sizes[2][d] = a->sizes[d];
+    sizes[0][nb] = m;
+    sizes[0][nb + 1] = k;
+    sizes[1][nb] = k;
+    sizes[2][nb] = k;
+    sizes[2][nb + 1] = n;
+    th_tensor *outs[3] = {out_u, out_s, out_vh}, *res[3];
+    const th_dtype dts[3] = {dt, th__la_part(dt), dt};
+    const int ndims[3] = {nb + 2, nb + 1, nb + 2};
+    const bool wanted[3] = {want_vectors, true, want_vectors};
+    th_tensor **to[3] = {u, s, vh};
+    if (th__la_results(fn, 3, outs, dts, ndims, sizes, wanted, res)) return th_last_status();
+#ifndef TH_USE_LAPACK
+    return th__la_hand_over(th__fail(TH_ERR_UNSUPPORTED, fn, "%s", th__la_no_lapack), 3, res, to);
+#else
+    int64_t batch = 1;
+    for (int d = 0; d < nb; d++) batch *= a->sizes[d];
+    if (batch == 0 || k == 0) {
+        /* no values; U and Vh (m x 0, 0 x n) are empty too */
+        return th__la_hand_over(TH_OK, 3, res, to);
+    }
+    int status = TH_OK;
+    th_dtype pt = th__la_part(dt);
+    size_t es = th__dtype_traits[dt].size, ps = th__dtype_traits[pt].size;
+    th_tensor *w = th__la_pack(fn, a, nb, a->sizes, m, n, true);
+    int64_t ub[TH_MAX_DIMS], vb[TH_MAX_DIMS];
+    for (int d = 0; d < nb; d++) ub[d] = vb[d] = a->sizes[d];
+    ub[nb] = k; /* column-major m x k */
+    ub[nb + 1] = m;
+    vb[nb] = n; /* column-major k x n */
+    vb[nb + 1] = k;
+    th_tensor *U = w && want_vectors ? th__la_scratch(fn, dt, nb + 2, ub) : NULL;
+    th_tensor *V = U ? th__la_scratch(fn, dt, nb + 2, vb) : NULL;
+    void *sv = w ? malloc((size_t)k * ps) : NULL;
+    if (!w || !sv || (want_vectors && !V))
+        status = !w || (want_vectors && !V) ? th_last_status()
+                                            : th__fail(TH_ERR_NOMEM, fn, "no memory for %lld values", (long long)k);
+    char job = want_vectors ? 'S' : 'N';
+    lapack_int lm = (lapack_int)m, ln = (lapack_int)n, lk = (lapack_int)k;
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        void *p = (char *)th_tensor_data(w) + (size_t)(i * m * n) * es;
+        void *pu = U ? (char *)th_tensor_data(U) + (size_t)(i * m * k) * es : NULL;
+        void *pv = V ? (char *)th_tensor_data(V) + (size_t)(i * k * n) * es : NULL;
+        lapack_int ldu = want_vectors ? lm : 1, ldv = want_vectors ? lk : 1;
+        int info;
+        switch (dt) {
+        case TH_F32: info = LAPACKE_sgesdd(LAPACK_COL_MAJOR, job, lm, ln, (float *)p, lm, (float *)sv, (float *)pu, ldu, (float *)pv, ldv); break;
+        case TH_F64: info = LAPACKE_dgesdd(LAPACK_COL_MAJOR, job, lm, ln, (double *)p, lm, (double *)sv, (double *)pu, ldu, (double *)pv, ldv); break;
+        case TH_C64: info = LAPACKE_cgesdd(LAPACK_COL_MAJOR, job, lm, ln, p, lm, (float *)sv, pu, ldu, pv, ldv); break;
+        default: info = LAPACKE_zgesdd(LAPACK_COL_MAJOR, job, lm, ln, p, lm, (double *)sv, pu, ldu, pv, ldv); break;
+        }
+        if ((status = th__la_info(fn, "gesdd", info, nb, i))) break;
+        for (int64_t j = 0; j < k; j++) th__la_put(pt, th__la_at(res[1], i * k + j), 0, th__la_get(pt, sv, j));
+    }
+    if (status == TH_OK && want_vectors) status = th__la_unpack(fn, res[0], U, nb, m, k);
+    if (status == TH_OK && want_vectors) status = th__la_unpack(fn, res[2], V, nb, k, n);
+    free(sv);
+    th_tensor_release(V);
+    th_tensor_release(U);
+    th_tensor_release(w);
+    return th__la_hand_over(status, 3, res, to);
+#endif
+}
+
+#endif /* TH__DEFINING */

@@ -1,0 +1,129 @@
+/* tests/numpy/numpy_lapack.c: solve, inv, det, slogdet, cholesky, qr, eigh, svd and svdvals (ops/lapack.h) against
+ * numpy.linalg.
+ *
+ *   numpy_lapack DIR PYTHON SCRIPT
+ *
+ * (and qr, eigh, svd, svdvals: sign- and phase-invariant comparisons; refused in a build without LAPACK)
+ * runs `PYTHON SCRIPT write DIR`: NumPy writes the inputs of every case as .npy files (random, ill-conditioned,
+ * singular and not positive-definite, batched, broadcast, Fortran order: a transposed view here, f32 / f64 /
+ * c64 / c128) and DIR/cases.txt, one line a case: "name op inputs". This program loads the inputs, runs the op
+ * and writes each result as DIR/out/<name>_<k>.npy, or DIR/out/<name>.err holding the status name and message
+ * when the op refused; then `PYTHON SCRIPT check DIR` compares every result with numpy.linalg's within a bound
+ * of c * n * cond(A) * eps, and every refusal with NumPy's LinAlgError on the same input (the batch index named).
+ * This program is the test command, so the sanitizers and valgrind see the library's side. Skips (77) without
+ * PYTHON or NumPy. */
+#define _POSIX_C_SOURCE 200809L
+#include "../check.h"
+
+#include "peer_files.h"
+
+#include <sys/stat.h>
+
+static const char *dir;
+static int cases;
+
+#define CALL(dt, verb, ...)                                                                                      \
+    ((dt) == TH_F32 ? (th_tensor *)th_f32_##verb(__VA_ARGS__)                                                  \
+     : (dt) == TH_F64 ? (th_tensor *)th_f64_##verb(__VA_ARGS__)                                                 \
+     : (dt) == TH_C64 ? (th_tensor *)th_c64_##verb(__VA_ARGS__)                                                 \
+                      : (th_tensor *)th_c128_##verb(__VA_ARGS__))
+#define CALL_INT(dt, verb, ...)                                                                                  \
+    ((dt) == TH_F32 ? th_f32_##verb(__VA_ARGS__)                                                                \
+     : (dt) == TH_F64 ? th_f64_##verb(__VA_ARGS__)                                                              \
+     : (dt) == TH_C64 ? th_c64_##verb(__VA_ARGS__)                                                              \
+                      : th_c128_##verb(__VA_ARGS__))
+
+static void save(const char *name, int k, th_tensor *t)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/out/%s_%d.npy", dir, name, k);
+    int rc = th_tensor_save_npy(path, t);
+    CHECK_INT_EQ(rc, TH_OK);
+    if (rc) fprintf(stderr, "%s: %s\n", name, th_last_error());
+}
+
+static void one_case(char *line)
+{
+    char name[128], op[32];
+    int nin;
+    if (sscanf(line, "%127s %31s %d", name, op, &nin) != 3 || nin < 1 || nin > 2) {
+        CHECK(!"a case line");
+        return;
+    }
+    th_tensor *in[2] = {NULL, NULL};
+    char path[4096];
+    for (int k = 0; k < nin; k++) {
+        snprintf(path, sizeof path, "%s/%s_in%d.npy", dir, name, k);
+        in[k] = th_tensor_load_npy(path);
+        CHECK(in[k] != NULL);
+        if (!in[k]) fprintf(stderr, "%s: %s\n", path, th_last_error());
+    }
+    if (!in[0] || (nin == 2 && !in[1])) {
+        th_tensor_release(in[0]);
+        th_tensor_release(in[1]);
+        return;
+    }
+    cases++;
+    th_dtype dt = th_tensor_dtype(in[0]);
+    void *a = in[0], *b = in[1];
+    th_tensor *r[3] = {NULL, NULL, NULL};
+    int status = TH_OK;
+    th_clear_error();
+    if (strcmp(op, "solve") == 0) r[0] = CALL(dt, solve, a, b);
+    else if (strcmp(op, "inv") == 0) r[0] = CALL(dt, inv, a);
+    else if (strcmp(op, "det") == 0) r[0] = CALL(dt, det, a);
+    else if (strcmp(op, "cholesky") == 0) r[0] = CALL(dt, cholesky, a);
+    else if (strcmp(op, "slogdet") == 0) status = CALL_INT(dt, slogdet, a, (void *)&r[0], (void *)&r[1]);
+    else if (strcmp(op, "qr") == 0) status = CALL_INT(dt, qr, a, (void *)&r[0], (void *)&r[1]);
+    else if (strcmp(op, "eigh") == 0) status = CALL_INT(dt, eigh, a, (void *)&r[0], (void *)&r[1]);
+    else if (strcmp(op, "svd") == 0) status = CALL_INT(dt, svd, a, (void *)&r[0], (void *)&r[1], (void *)&r[2]);
+    else if (strcmp(op, "svdvals") == 0) r[0] = CALL(dt, svdvals, a);
+    else CHECK(!"a known op");
+    if (!r[0]) status = th_last_status();
+    if (status) {
+        snprintf(path, sizeof path, "%s/out/%s.err", dir, name);
+        FILE *f = fopen(path, "w");
+        CHECK(f != NULL);
+        if (f) {
+            fprintf(f, "%s %s\n", th_status_name((th_status)status), th_last_error());
+            fclose(f);
+        }
+    } else {
+        for (int k = 0; k < 3; k++)
+            if (r[k]) save(name, k, r[k]);
+    }
+    for (int k = 0; k < 3; k++) th_tensor_release(r[k]);
+    for (int k = 0; k < 2; k++) th_tensor_release(in[k]);
+}
+
+int main(int argc, char **argv)
+{
+    (void)peer_read_all; /* peer_files.h's file helpers: not needed here */
+    (void)peer_contiguous;
+    dir = argc == 4 ? argv[1] : NULL;
+    int rc = peer_start(argc, argv, "numpy_lapack", "NumPy");
+    if (rc >= 0) return rc; /* 77: NumPy missing */
+    test_begin();
+    printf("numpy_lapack: LAPACK %s\n", th_linalg_lapack() ? "yes" : "no (the built-in LU / Cholesky)");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/out", dir);
+    CHECK(mkdir(path, 0777) == 0 || errno == EEXIST);
+    snprintf(path, sizeof path, "%s/out/lapack.txt", dir); /* qr, eigh, svd, svdvals refuse without it */
+    FILE *flag = fopen(path, "w");
+    CHECK(flag != NULL);
+    if (flag) {
+        fprintf(flag, "%s\n", th_linalg_lapack() ? "yes" : "no");
+        fclose(flag);
+    }
+    snprintf(path, sizeof path, "%s/cases.txt", dir);
+    FILE *index = fopen(path, "r");
+    CHECK(index != NULL);
+    char line[1024];
+    while (index && fgets(line, sizeof line, index)) one_case(line);
+    if (index) fclose(index);
+    printf("numpy_lapack: ran %d cases written by NumPy\n", cases);
+    CHECK(cases >= 100);
+    if (test_end("numpy_lapack") != 0) return 1;
+    fflush(stdout);
+    return peer_run("numpy_lapack", argv[2], argv[3], "check", dir);
+}

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""solve, inv, det, slogdet, cholesky, qr, eigh, svd and svdvals of tensor.h against numpy.linalg
+(tests/numpy/numpy_lapack.c).
+
+    numpy_lapack.py write DIR   writes the inputs of every case, DIR/<case>_in<k>.npy, DIR/cases.txt ("case op
+                                inputs", for the C side) and DIR/meta.json (what check needs to know)
+    numpy_lapack.py check DIR   compares DIR/out/<case>_<k>.npy with numpy.linalg's result, or DIR/out/<case>.err
+                                with NumPy's LinAlgError on the same input
+
+The reference is computed in float64 / complex128 from the very values the library got (f32 and c64 inputs are
+widened first), so the bound is the library's error alone: max |x - ref| <= C * n * cond(A) * eps(dtype) *
+max |ref| (C = 10; for slogdet's log |det| an absolute bound C * n * cond(A) * eps). The worst ratio of error to
+n * cond * eps is printed per op. Inputs: random and ill-conditioned (cond 1e6 in double, 1e3 in single),
+batched, broadcast, and stored in Fortran order (the C side then holds a transposed-strides view). Singular and
+not positive-definite inputs (one matrix of a batch) must be refused with TH_ERR_LINALG naming the batch index,
+where NumPy raises LinAlgError. qr, eigh, svd and svdvals (refused, naming the option, without LAPACK) are
+checked by reconstruction (Q R = A, A V = V diag(w), U diag(S) Vh = A), orthonormality and their values, each within
+C * n * eps of the matrix's scale, and their vectors against NumPy's up to a sign or phase per column, within
+C * n * eps over the relative gap of the values (qr: times cond(A)).
+
+Exits 77 when NumPy cannot be imported (a skip, as meson counts it).
+"""
+import json
+import os
+import sys
+
+try:
+    import numpy as np
+except ImportError:
+    print("SKIP: NumPy cannot be imported by %s" % sys.executable)
+    sys.exit(77)
+
+DTYPES = {'f32': np.float32, 'f64': np.float64, 'c64': np.complex64, 'c128': np.complex128}
+WIDE = {'f32': np.float64, 'f64': np.float64, 'c64': np.complex128, 'c128': np.complex128}
+C = 10.0
+
+
+def rand(rng, shape, dt):
+    a = rng.standard_normal(shape)
+    if dt in ('c64', 'c128'):
+        a = a + 1j * rng.standard_normal(shape)
+    return a
+
+
+def with_cond(rng, batch, n, dt, cond):
+    """Matrices U diag(s) V^H with singular values from 1 down to 1/cond."""
+    out = np.empty(batch + (n, n), dtype=WIDE[dt])
+    for idx in np.ndindex(*batch):
+        u, _ = np.linalg.qr(rand(rng, (n, n), dt))
+        v, _ = np.linalg.qr(rand(rng, (n, n), dt))
+        s = np.logspace(0, -np.log10(cond), n) if n > 1 else np.ones(1)
+        out[idx] = (u * s) @ v.conj().T
+    return out
+
+
+def hpd(rng, batch, n, dt, cond):
+    """Hermitian positive-definite matrices V diag(s) V^H of condition cond."""
+    out = np.empty(batch + (n, n), dtype=WIDE[dt])
+    for idx in np.ndindex(*batch):
+        v, _ = np.linalg.qr(rand(rng, (n, n), dt))
+        s = np.logspace(0, -np.log10(cond), n) if n > 1 else np.ones(1)
+        out[idx] = (v * s) @ v.conj().T
+    return out
+
+
+def write(d):
+    os.makedirs(d, exist_ok=True)
+    rng = np.random.default_rng(15)
+    meta = {}
+    lines = []
+
+    def add(name, op, dt, inputs, fortran=False, error=None):
+        for k, x in enumerate(inputs):
+            x = np.asarray(x).astype(DTYPES[dt])
+            if fortran:
+                x = np.asfortranarray(x)
+            np.save(os.path.join(d, '%s_in%d.npy' % (name, k)), x)
+        meta[name] = {'op': op, 'dtype': dt, 'inputs': len(inputs), 'error': error}
+        lines.append('%s %s %d\n' % (name, op, len(inputs)))
+
+    for dt in DTYPES:
+        single = dt in ('f32', 'c64')
+        for cond_name, cond in (('good', 10.0), ('ill', 1e3 if single else 1e6)):
+            for n in (1, 3, 8, 33):
+                for batch in ((), (4,), (2, 3)):
+                    for fortran in (False, True):
+                        tag = '%s_%s_n%d_b%s_%s' % (dt, cond_name, n, 'x'.join(map(str, batch)) or '0',
+                                                    'F' if fortran else 'C')
+                        a = with_cond(rng, batch, n, dt, cond)
+                        add('inv_' + tag, 'inv', dt, [a], fortran)
+                        add('det_' + tag, 'det', dt, [a], fortran)
+                        add('slogdet_' + tag, 'slogdet', dt, [a], fortran)
+                        add('cholesky_' + tag, 'cholesky', dt, [hpd(rng, batch, n, dt, cond)], fortran)
+                        add('solvev_' + tag, 'solve', dt, [a, rand(rng, batch + (n,), dt)], fortran)
+                        add('solvem_' + tag, 'solve', dt, [a, rand(rng, batch + (n, 2), dt)], fortran)
+                        add('eigh_' + tag, 'eigh', dt, [hpd(rng, batch, n, dt, cond) - 0.5 * np.eye(n)], fortran)
+                        for shape_name, (rows, cols) in (('sq', (n, n)), ('tall', (n + 2, n)), ('wide', (n, n + 3))):
+                            w = rand(rng, batch + (rows, cols), dt)
+                            add('qr_%s_%s' % (shape_name, tag), 'qr', dt, [w], fortran)
+                            add('svd_%s_%s' % (shape_name, tag), 'svd', dt, [w], fortran)
+                            add('svdvals_%s_%s' % (shape_name, tag), 'svdvals', dt, [w], fortran)
+        # broadcast: A (2, 1, n, n) with B (3, n, k); one vector for a whole batch
+        a = with_cond(rng, (2, 1), 5, dt, 10.0)
+        add('solve_bcast_' + dt, 'solve', dt, [a, rand(rng, (3, 5, 4), dt)])
+        add('solve_onevec_' + dt, 'solve', dt, [a, rand(rng, (5,), dt)])
+        # singular: matrix 2 of a batch of 4 has a zero row (its zero pivot is exact, in A's LU and in A^T's)
+        a = rng.integers(-4, 5, (4, 4, 4)).astype(np.float64) + 8 * np.eye(4)
+        a[2, 3] = 0
+        add('solve_singular_' + dt, 'solve', dt, [a, np.ones((4, 4))], error=2)
+        add('inv_singular_' + dt, 'inv', dt, [a], error=2)
+        add('det_singular_' + dt, 'det', dt, [a])
+        add('slogdet_singular_' + dt, 'slogdet', dt, [a])
+        # not positive-definite: matrix 1 of a batch of 3 is indefinite
+        p = hpd(rng, (3,), 4, dt, 10.0)
+        p[1] -= 2 * np.eye(4)
+        add('cholesky_indefinite_' + dt, 'cholesky', dt, [p], error=1)
+
+    with open(os.path.join(d, 'cases.txt'), 'w') as f:
+        f.writelines(lines)
+    with open(os.path.join(d, 'meta.json'), 'w') as f:
+        json.dump(meta, f)
+    return 0
+
+
+def reference(op, ins):
+    if op == 'solve':
+        a, b = ins
+        vector = b.ndim == 1 or (b.ndim == a.ndim - 1 and b.shape == a.shape[:-1])
+        if vector:
+            b = b[..., None]
+        x = np.linalg.solve(np.broadcast_to(a, np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + a.shape[-2:]),
+                            np.broadcast_to(b, np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:]))
+        return [x[..., 0] if vector else x]
+    if op == 'inv':
+        return [np.linalg.inv(ins[0])]
+    if op == 'det':
+        return [np.linalg.det(ins[0])]
+    if op == 'slogdet':
+        s, l = np.linalg.slogdet(ins[0])
+        return [s, l]
+    if op == 'cholesky':
+        return [np.linalg.cholesky(ins[0])]
+    if op == 'qr':
+        q, r = np.linalg.qr(ins[0])
+        return [q, r]
+    if op == 'eigh':
+        w, v = np.linalg.eigh(ins[0])
+        return [w, v]
+    if op == 'svd':
+        u, s, vh = np.linalg.svd(ins[0], full_matrices=False)
+        return [u, s, vh]
+    if op == 'svdvals':
+        return [np.linalg.svd(ins[0], compute_uv=False)]
+    raise ValueError(op)
+
+
+LAPACK_ONLY = ('qr', 'eigh', 'svd', 'svdvals')
+
+
+def adj(x):
+    return np.conj(np.swapaxes(x, -1, -2))
+
+
+def check_factors(name, op, a, got, refs, eps):
+    """qr, eigh, svd: reconstruction, orthonormality and the values, and the vectors against NumPy's up to a
+    sign (a phase): |<ours_j, numpy_j>| = 1 per column. Returns the error ratios (error / (n * eps * scale))."""
+    n = max(a.shape[-2:])
+    norm = float(np.max(np.abs(a), initial=0.0)) * n or 1.0
+    unit = n * eps
+    ratios = {}
+    if op == 'qr':
+        q, r = got
+        ratios['reconstruction'] = np.max(np.abs(q @ r - a), initial=0.0) / norm / unit
+        k = q.shape[-1]
+        ratios['orthonormal'] = np.max(np.abs(adj(q) @ q - np.eye(k)), initial=0.0) / unit
+        ratios['triangular'] = 0.0 if np.all(np.tril(r, -1) == 0) else np.inf
+        # columns against NumPy's (a random A has full rank: its Q is unique up to phases); cond-sensitive
+        qc = np.abs(np.sum(np.conj(q) * refs[0], axis=-2))
+        cond = float(np.max(np.linalg.cond(a.reshape((-1,) + a.shape[-2:]))))
+        ratios['vs numpy'] = np.max(np.abs(qc - 1), initial=0.0) / unit / cond
+    elif op == 'eigh':
+        w, v = got
+        wr, vr = refs
+        scale = float(np.max(np.abs(wr), initial=0.0)) or 1.0
+        ratios['values'] = np.max(np.abs(w - wr), initial=0.0) / scale / unit
+        ratios['reconstruction'] = np.max(np.abs(a @ v - v * w[..., None, :]), initial=0.0) / scale / unit
+        ratios['orthonormal'] = np.max(np.abs(adj(v) @ v - np.eye(v.shape[-1])), initial=0.0) / unit
+        gaps = np.diff(wr, axis=-1)
+        if gaps.size and np.min(gaps) > 0:
+            vc = np.abs(np.sum(np.conj(v) * vr, axis=-2))
+            ratios['vs numpy'] = np.max(np.abs(vc - 1), initial=0.0) / unit * np.min(gaps) / scale
+    elif op == 'svd':
+        u, s, vh = got
+        ur, sr, vhr = refs
+        scale = float(np.max(sr, initial=0.0)) or 1.0
+        ratios['values'] = np.max(np.abs(s - sr), initial=0.0) / scale / unit
+        ratios['reconstruction'] = np.max(np.abs((u * s[..., None, :]) @ vh - a), initial=0.0) / scale / unit
+        k = s.shape[-1]
+        ratios['orthonormal'] = max(np.max(np.abs(adj(u) @ u - np.eye(k)), initial=0.0),
+                                    np.max(np.abs(vh @ adj(vh) - np.eye(k)), initial=0.0)) / unit
+        gaps = -np.diff(sr, axis=-1)
+        if gaps.size == 0 or np.min(gaps) > 0:
+            uc = np.abs(np.sum(np.conj(u) * ur, axis=-2))
+            vc = np.abs(np.sum(np.conj(vh) * vhr, axis=-1))
+            g = np.min(gaps) if gaps.size else scale
+            ratios['vs numpy'] = max(np.max(np.abs(uc - 1), initial=0.0), np.max(np.abs(vc - 1), initial=0.0)) \
+                / unit * g / scale
+    elif op == 'svdvals':
+        scale = float(np.max(refs[0], initial=0.0)) or 1.0
+        ratios['values'] = np.max(np.abs(got[0] - refs[0]), initial=0.0) / scale / unit
+    return ratios
+
+
+def check(d):
+    with open(os.path.join(d, 'meta.json')) as f:
+        meta = json.load(f)
+    failures = 0
+    worst = {}
+    with open(os.path.join(d, 'out', 'lapack.txt')) as f:
+        have_lapack = f.read().strip() == 'yes'
+    for name, m in sorted(meta.items()):
+        op, dt = m['op'], m['dtype']
+        ins = [np.load(os.path.join(d, '%s_in%d.npy' % (name, k))).astype(WIDE[dt]) for k in range(m['inputs'])]
+        a = ins[0]
+        err_path = os.path.join(d, 'out', name + '.err')
+        if op in LAPACK_ONLY and not have_lapack:
+            text = open(err_path).read() if os.path.exists(err_path) else ''
+            if not text.startswith('TH_ERR_UNSUPPORTED th_%s_%s: needs LAPACK' % (dt, op)) or \
+                    '-Dlapack=enabled' not in text:
+                print('%s: without LAPACK the library said %r (wanted TH_ERR_UNSUPPORTED naming the option)' %
+                      (name, text.strip()))
+                failures += 1
+            continue
+        if op in LAPACK_ONLY:
+            if os.path.exists(err_path):
+                print('%s: the library refused: %s' % (name, open(err_path).read().strip()))
+                failures += 1
+                continue
+            refs = reference(op, ins)
+            got = []
+            for k in range(len(refs)):
+                path = os.path.join(d, 'out', '%s_%d.npy' % (name, k))
+                got.append(np.load(path) if os.path.exists(path) else None)
+            real = np.dtype(DTYPES[dt]).type(0).real.dtype
+            kinds = {'qr': [DTYPES[dt]] * 2, 'eigh': [real, DTYPES[dt]], 'svd': [DTYPES[dt], real, DTYPES[dt]],
+                     'svdvals': [real]}[op]
+            if any(g is None or g.shape != np.shape(r) or g.dtype != np.dtype(t)
+                   for g, r, t in zip(got, refs, kinds)):
+                print('%s: results %s; NumPy: %s' % (name, [(g.dtype, g.shape) if g is not None else None
+                                                            for g in got], [np.shape(r) for r in refs]))
+                failures += 1
+                continue
+            got = [g.astype(WIDE[dt]) if np.iscomplexobj(g) or not np.iscomplexobj(np.zeros(1, WIDE[dt]))
+                   else g.astype(np.float64) for g in got]
+            ratios = check_factors(name, op, a, got, refs, np.finfo(DTYPES[dt]).eps)
+            for what, ratio in ratios.items():
+                key = '%s %s' % (op, what)
+                worst[key] = max(worst.get(key, 0.0), float(ratio))
+                if not ratio <= C:
+                    print('%s: %s error is %.3g x n * eps (bound %g)' % (name, what, ratio, C))
+                    failures += 1
+            continue
+        if m['error'] is not None:
+            try:
+                reference(op, ins)
+                numpy_refused = False
+            except np.linalg.LinAlgError:
+                numpy_refused = True
+            text = open(err_path).read() if os.path.exists(err_path) else ''
+            want = 'at batch index %d' % m['error']
+            if not numpy_refused or not text.startswith('TH_ERR_LINALG th_%s_%s: ' % (dt, op)) or want not in text:
+                print('%s: NumPy refused: %s; the library said: %r (wanted TH_ERR_LINALG ... %s)' %
+                      (name, numpy_refused, text.strip(), want))
+                failures += 1
+            continue
+        if os.path.exists(err_path):
+            print('%s: the library refused: %s' % (name, open(err_path).read().strip()))
+            failures += 1
+            continue
+        refs = reference(op, ins)
+        if op == 'det':  # the reference as the dtype holds it (a 33 x 33 det of 1e-50 is 0 in f32)
+            refs = [np.asarray(refs[0]).astype(DTYPES[dt]).astype(WIDE[dt])]
+        n = a.shape[-1]
+        eps = np.finfo(DTYPES[dt]).eps
+        cond = 1.0
+        if n > 0:
+            c = np.linalg.cond(a.reshape((-1, n, n)))
+            cond = float(np.max(c)) if np.all(np.isfinite(c)) else 1.0  # singular: det is exact (0)
+        unit = n * cond * eps
+        for k, ref in enumerate(refs):
+            path = os.path.join(d, 'out', '%s_%d.npy' % (name, k))
+            if not os.path.exists(path):
+                print('%s: no result %d' % (name, k))
+                failures += 1
+                continue
+            got = np.load(path)
+            ref = np.asarray(ref)
+            if got.shape != ref.shape or got.dtype != (DTYPES[dt] if not (op == 'slogdet' and k == 1)
+                                                      else np.dtype(DTYPES[dt]).type(0).real.dtype):
+                print('%s: result %d is %s %s; NumPy: %s (%s)' % (name, k, got.dtype, got.shape, ref.shape, dt))
+                failures += 1
+                continue
+            got = got.astype(WIDE[dt])
+            if op == 'slogdet' and k == 1:
+                ok = np.array_equal(np.isinf(got), np.isinf(ref)) and np.all(np.where(np.isinf(ref), got == ref, True))
+                fin = np.isfinite(ref)
+                err = float(np.max(np.abs(got[fin] - ref[fin]), initial=0.0))
+                scale = 1.0
+            else:
+                err = float(np.max(np.abs(got - ref), initial=0.0))
+                scale = float(np.max(np.abs(ref), initial=0.0)) or 1.0
+                ok = True
+            ratio = err / scale / unit if unit > 0 else 0.0
+            worst[op] = max(worst.get(op, 0.0), ratio)
+            if not ok or not err <= C * unit * scale:
+                print('%s: result %d differs from NumPy by %.3g (bound %.3g = %g * n %d * cond %.3g * eps %.3g * %.3g)'
+                      % (name, k, err, C * unit * scale, C, n, cond, eps, scale))
+                failures += 1
+    print('numpy_lapack: %d cases against numpy.linalg %s, %d failed' % (len(meta), np.__version__, failures))
+    for op in sorted(worst):
+        print('  %-22s worst error / (n * [cond] * eps * scale) = %.3g (bound %g)' % (op, worst[op], C))
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    if len(sys.argv) != 3 or sys.argv[1] not in ('write', 'check'):
+        print(__doc__)
+        sys.exit(2)
+    sys.exit(write(sys.argv[2]) if sys.argv[1] == 'write' else check(sys.argv[2]))
