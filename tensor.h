@@ -20,6 +20,7 @@
  *   TH_NO_HUGE_PAGES                     never ask the kernel for transparent huge pages
  *   TH_NO_DLPACK                         leave the DLPack exchange out even where <dlpack/dlpack.h> is found
  *   TH_USE_CBLAS                         matrix products of f32, f64, c64, c128 through CBLAS (-lopenblas)
+ *   TH_USE_ZLIB                          deflated .npz members (np.savez_compressed) through zlib (-lz)
  *   TH_NO_FILE_MAP                       never map files (th_storage_map_file refuses; formats read files)
  *
  * EXAMPLE
@@ -34,7 +35,9 @@
  * FILES
  *   th_tensor_load_npy / th_tensor_save_npy read and write NumPy's .npy (a loaded tensor is a view of the
  *   mapped file where it can be); th_safetensors_open / _get / _close / _save read and write Hugging Face's
- *   safetensors (a lazy index of names, dtypes and shapes; tensors as views of one mapping);
+ *   safetensors (a lazy index of names, dtypes and shapes; tensors as views of one mapping); th_npz_open /
+ *   _get / _close / _save read and write NumPy's .npz (stored members as views of the mapping; deflated ones
+ *   with TH_USE_ZLIB);
  *   th_storage_map_file maps a file as a storage. docs/files.md.
  *
  * ERRORS
@@ -87,6 +90,7 @@ extern "C" {
 #include "core/print.h"    /* printing */
 #include "core/dlpack.h"   /* DLPack export and import */
 #include "core/npy.h"      /* NumPy .npy files */
+#include "core/npz.h"      /* NumPy .npz archives (zip) */
 #include "core/safetensors.h" /* Hugging Face safetensors files */
 #include "core/vecmath.h"  /* SIMD exp, tanh, sigmoid, log, expm1, erf */
 
