@@ -339,7 +339,7 @@ static void test_malformed(void)
     free(a.b);
     /* A member announced as deflated whose bytes are not deflate's (zlib) or that cannot be read (no zlib). */
     a = copy_of(good), wr16(a.b + l.cd + 10, 8), wr16(a.b + 8, 8);
-    if (zlib) OPEN_FAILS(a, TH_ERR_INVALID, "member 'a.npy': the deflated data is corrupt (zlib: ");
+    if (zlib) OPEN_FAILS(a, TH_ERR_INVALID, "member 'a.npy': the deflated data inflates to 6 bytes, the directory announces 176");
     else {
         write_file("bad.npz", a.b, a.n);
         th_npz *z = th_npz_open(path_of("bad.npz"));
