@@ -84,8 +84,10 @@ TH_API int th_npz_save(const char *path, int n, const char *const *names, const 
 
 /* ---- CRC-32 (the zip polynomial, reflected 0xEDB88320), eight bytes a step ------------------------------- */
 
-/* The CRC-32 of n bytes continued from crc (0 to start). The tables are made on the stack each call (a few
- * microseconds), so nothing global is written. */
+#ifndef TH_USE_ZLIB
+
+/* The CRC-32 of n bytes continued from crc (0 to start). The tables are made on the stack each call (one for a
+ * short run, eight, a few microseconds, for a long one), so nothing global is written. */
 static uint32_t th__crc32(uint32_t crc, const unsigned char *p, size_t n)
 {
     uint32_t t[8][256];
@@ -94,10 +96,11 @@ static uint32_t th__crc32(uint32_t crc, const unsigned char *p, size_t n)
         for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
         t[0][i] = c;
     }
-    for (int s = 1; s < 8; s++)
-        for (int i = 0; i < 256; i++) t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xff];
     crc = ~crc;
-    for (; n >= 8; n -= 8, p += 8) {
+    bool wide = n >= 4096; /* the other seven tables pay for themselves only over longer runs */
+    for (int s = 1; wide && s < 8; s++)
+        for (int i = 0; i < 256; i++) t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xff];
+    for (; wide && n >= 8; n -= 8, p += 8) {
         uint32_t lo = crc ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
         crc = t[7][lo & 0xff] ^ t[6][(lo >> 8) & 0xff] ^ t[5][(lo >> 16) & 0xff] ^ t[4][lo >> 24] ^ t[3][p[4]] ^
               t[2][p[5]] ^ t[1][p[6]] ^ t[0][p[7]];
@@ -105,15 +108,33 @@ static uint32_t th__crc32(uint32_t crc, const unsigned char *p, size_t n)
     while (n--) crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
     return ~crc;
 }
+#endif
+
+/* The CRC-32 for the archives: zlib's where the build has it (twice as fast as the one above, 4 against 2 GB/s
+ * here), the one above elsewhere (tests/test_npz.c's no-zlib build checks it against the standard's check value
+ * and itself over long and short runs; the archives both ways against NumPy). */
+static uint32_t th__npz_crc(uint32_t crc, const unsigned char *p, size_t n)
+{
+#ifdef TH_USE_ZLIB
+    for (size_t chunk = (size_t)1 << 30; n > 0;) {
+        size_t take = n < chunk ? n : chunk;
+        crc = (uint32_t)crc32((uLong)crc, p, (uInt)take);
+        p += take, n -= take;
+    }
+    return crc;
+#else
+    return th__crc32(crc, p, n);
+#endif
+}
 
 /* ---- little-endian fields ---------------------------------------------------------------------------------- */
 
-static uint32_t th__le16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
-static uint32_t th__le32(const unsigned char *p) { return th__le16(p) | th__le16(p + 2) << 16; }
-static uint64_t th__le64(const unsigned char *p) { return th__le32(p) | (uint64_t)th__le32(p + 4) << 32; }
-static void th__put16(unsigned char *p, uint32_t v) { p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8); }
-static void th__put32(unsigned char *p, uint32_t v) { th__put16(p, v & 0xffff), th__put16(p + 2, v >> 16); }
-static void th__put64(unsigned char *p, uint64_t v) { th__put32(p, (uint32_t)v), th__put32(p + 4, (uint32_t)(v >> 32)); }
+static uint32_t th__npz_le16(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
+static uint32_t th__npz_le32(const unsigned char *p) { return th__npz_le16(p) | th__npz_le16(p + 2) << 16; }
+static uint64_t th__npz_le64(const unsigned char *p) { return th__npz_le32(p) | (uint64_t)th__npz_le32(p + 4) << 32; }
+static void th__npz_put16(unsigned char *p, uint32_t v) { p[0] = (unsigned char)v, p[1] = (unsigned char)(v >> 8); }
+static void th__npz_put32(unsigned char *p, uint32_t v) { th__npz_put16(p, v & 0xffff), th__npz_put16(p + 2, v >> 16); }
+static void th__npz_put64(unsigned char *p, uint64_t v) { th__npz_put32(p, (uint32_t)v), th__npz_put32(p + 4, (uint32_t)(v >> 32)); }
 
 /* ---- the index ------------------------------------------------------------------------------------------ */
 
@@ -232,7 +253,7 @@ static int th__npz_extra(const char *fn, const char *where, const char *what, co
         if (len < 4)
             return th__fail(TH_ERR_INVALID, fn, "%s: %s: the extra field ends in a %lld-byte fragment", where, what,
                             (long long)len);
-        uint32_t id = th__le16(p), n = th__le16(p + 2);
+        uint32_t id = th__npz_le16(p), n = th__npz_le16(p + 2);
         if (n > len - 4)
             return th__fail(TH_ERR_INVALID, fn, "%s: %s: extra field 0x%04x of %u bytes runs past the extra "
                             "block (%lld bytes left)", where, what, (unsigned)id, (unsigned)n, (long long)(len - 4));
@@ -248,10 +269,10 @@ static int th__npz_extra(const char *fn, const char *where, const char *what, co
                     return th__fail(TH_ERR_INVALID, fn, "%s: %s: the ZIP64 extra field (%u bytes) lacks the %s", where,
                                     what, (unsigned)n, k == 0 ? "uncompressed size" : k == 1 ? "compressed size"
                                                                                               : "local header offset");
-                *f64[k] = th__le64(q);
+                *f64[k] = th__npz_le64(q);
                 q += 8, left -= 8;
             }
-            if (disk && *disk == 0xFFFF && left >= 4) *disk = th__le32(q);
+            if (disk && *disk == 0xFFFF && left >= 4) *disk = th__npz_le32(q);
         }
         p += 4 + n, len -= 4 + (int64_t)n;
     }
@@ -281,39 +302,39 @@ static int th__npz_read(const char *fn, th_npz *z)
                         "directory record (22)", w, (long long)size);
     int64_t eocd = -1;
     for (int64_t at = size - 22; at >= 0 && at >= size - 22 - 65535; at--)
-        if (th__le32(b + at) == 0x06054b50u && at + 22 + (int64_t)th__le16(b + at + 20) == size) {
+        if (th__npz_le32(b + at) == 0x06054b50u && at + 22 + (int64_t)th__npz_le16(b + at + 20) == size) {
             eocd = at;
             break;
         }
     if (eocd < 0)
         return th__fail(TH_ERR_INVALID, fn, "%s: not a zip archive: no end of central directory record ends the "
                         "file", w);
-    uint32_t disk = th__le16(b + eocd + 4), cd_disk = th__le16(b + eocd + 6);
-    uint64_t n_disk = th__le16(b + eocd + 8), n_total = th__le16(b + eocd + 10);
-    uint64_t cd_size = th__le32(b + eocd + 12), cd_off = th__le32(b + eocd + 16);
+    uint32_t disk = th__npz_le16(b + eocd + 4), cd_disk = th__npz_le16(b + eocd + 6);
+    uint64_t n_disk = th__npz_le16(b + eocd + 8), n_total = th__npz_le16(b + eocd + 10);
+    uint64_t cd_size = th__npz_le32(b + eocd + 12), cd_off = th__npz_le32(b + eocd + 16);
     int64_t end_records = eocd; /* where the central directory must end */
-    bool locator = eocd >= 20 && th__le32(b + eocd - 20) == 0x07064b50u;
+    bool locator = eocd >= 20 && th__npz_le32(b + eocd - 20) == 0x07064b50u;
     if (locator) {
         const unsigned char *l = b + eocd - 20;
-        uint64_t rec = th__le64(l + 8);
-        if (th__le32(l + 4) != 0 || th__le32(l + 16) != 1)
+        uint64_t rec = th__npz_le64(l + 8);
+        if (th__npz_le32(l + 4) != 0 || th__npz_le32(l + 16) != 1)
             return th__fail(TH_ERR_UNSUPPORTED, fn, "%s: ZIP64 locator: a split archive (disk %u of %u)", w,
-                            (unsigned)th__le32(l + 4), (unsigned)th__le32(l + 16));
+                            (unsigned)th__npz_le32(l + 4), (unsigned)th__npz_le32(l + 16));
         if (rec > (uint64_t)(eocd - 20) || eocd - 20 - (int64_t)rec < 56)
             return th__fail(TH_ERR_INVALID, fn, "%s: ZIP64 locator: the ZIP64 end record's offset %llu leaves no "
                             "room for it before the locator at %lld", w, (unsigned long long)rec, (long long)(eocd - 20));
         const unsigned char *r = b + rec;
-        uint64_t rlen = th__le64(r + 4);
-        if (th__le32(r) != 0x06064b50u)
+        uint64_t rlen = th__npz_le64(r + 4);
+        if (th__npz_le32(r) != 0x06064b50u)
             return th__fail(TH_ERR_INVALID, fn, "%s: no ZIP64 end of central directory record at offset %llu", w,
                             (unsigned long long)rec);
         if (rlen != (uint64_t)(eocd - 20 - (int64_t)rec - 12))
             return th__fail(TH_ERR_INVALID, fn, "%s: ZIP64 end record: its size field says %llu bytes, %lld lie "
                             "between it and the locator", w, (unsigned long long)rlen,
                             (long long)(eocd - 20 - (int64_t)rec - 12));
-        disk = th__le32(r + 16), cd_disk = th__le32(r + 20);
-        n_disk = th__le64(r + 24), n_total = th__le64(r + 32);
-        cd_size = th__le64(r + 40), cd_off = th__le64(r + 48);
+        disk = th__npz_le32(r + 16), cd_disk = th__npz_le32(r + 20);
+        n_disk = th__npz_le64(r + 24), n_total = th__npz_le64(r + 32);
+        cd_size = th__npz_le64(r + 40), cd_off = th__npz_le64(r + 48);
         end_records = (int64_t)rec;
     } else if (n_total == 0xFFFF || cd_size == 0xFFFFFFFFu || cd_off == 0xFFFFFFFFu) {
         return th__fail(TH_ERR_INVALID, fn, "%s: the end record's fields are ZIP64 markers but no ZIP64 locator "
@@ -346,13 +367,13 @@ static int th__npz_read(const char *fn, th_npz *z)
         th__npz_entry *e = &z->entries[i];
         char what[96];
         snprintf(what, sizeof what, "central directory entry %d", i);
-        if (cend - c < 46 || th__le32(c) != 0x02014b50u)
+        if (cend - c < 46 || th__npz_le32(c) != 0x02014b50u)
             return th__fail(TH_ERR_INVALID, fn, "%s: %s: %s at offset %lld", w, what,
                             cend - c < 46 ? "truncated" : "no central header signature", (long long)(c - b));
-        uint32_t flags = th__le16(c + 8), method = th__le16(c + 10);
-        uint32_t nlen = th__le16(c + 28), xlen = th__le16(c + 30), klen = th__le16(c + 32);
-        uint32_t dstart = th__le16(c + 34);
-        uint64_t csize = th__le32(c + 20), usize = th__le32(c + 24), off = th__le32(c + 42);
+        uint32_t flags = th__npz_le16(c + 8), method = th__npz_le16(c + 10);
+        uint32_t nlen = th__npz_le16(c + 28), xlen = th__npz_le16(c + 30), klen = th__npz_le16(c + 32);
+        uint32_t dstart = th__npz_le16(c + 34);
+        uint64_t csize = th__npz_le32(c + 20), usize = th__npz_le32(c + 24), off = th__npz_le32(c + 42);
         if ((int64_t)(46 + nlen + xlen + klen) > cend - c)
             return th__fail(TH_ERR_INVALID, fn, "%s: %s: its name, extra field and comment (%u + %u + %u bytes) run "
                             "past the central directory", w, what, (unsigned)nlen, (unsigned)xlen, (unsigned)klen);
@@ -383,25 +404,25 @@ static int th__npz_read(const char *fn, th_npz *z)
             return th__fail(TH_ERR_RANGE, fn, "%s: %s: announces %llu bytes from %llu deflated ones, more than "
                             "deflate's 1032:1 can make", w, what, (unsigned long long)usize, (unsigned long long)csize);
         e->method = (int)method;
-        e->crc = th__le32(c + 16);
+        e->crc = th__npz_le32(c + 16);
         e->csize = (int64_t)csize, e->usize = (int64_t)usize, e->header = (int64_t)off;
         /* The local header, against this entry. */
         const unsigned char *l = b + off;
-        if (size - (int64_t)off < 30 || th__le32(l) != 0x04034b50u)
+        if (size - (int64_t)off < 30 || th__npz_le32(l) != 0x04034b50u)
             return th__fail(TH_ERR_INVALID, fn, "%s: %s: no local header at offset %llu", w, what,
                             (unsigned long long)off);
-        uint32_t lnlen = th__le16(l + 26), lxlen = th__le16(l + 28);
+        uint32_t lnlen = th__npz_le16(l + 26), lxlen = th__npz_le16(l + 28);
         if ((int64_t)(30 + lnlen + lxlen) > size - (int64_t)off)
             return th__fail(TH_ERR_INVALID, fn, "%s: %s: its local header runs past the end of the file", w, what);
         if (lnlen != nlen || memcmp(l + 30, c + 46, nlen) != 0)
             return th__fail(TH_ERR_INVALID, fn, "%s: %s: the local header names another member ('%.*s')", w, what,
                             (int)(lnlen < 64 ? lnlen : 64), (const char *)(l + 30));
-        if (th__le16(l + 6) != flags || th__le16(l + 8) != method)
+        if (th__npz_le16(l + 6) != flags || th__npz_le16(l + 8) != method)
             return th__fail(TH_ERR_INVALID, fn, "%s: %s: the local header's flags 0x%04x or method %u differ from the "
-                            "central directory's (0x%04x, %u)", w, what, (unsigned)th__le16(l + 6),
-                            (unsigned)th__le16(l + 8), (unsigned)flags, (unsigned)method);
-        uint64_t lcsize = th__le32(l + 18), lusize = th__le32(l + 22);
-        uint32_t lcrc = th__le32(l + 14);
+                            "central directory's (0x%04x, %u)", w, what, (unsigned)th__npz_le16(l + 6),
+                            (unsigned)th__npz_le16(l + 8), (unsigned)flags, (unsigned)method);
+        uint64_t lcsize = th__npz_le32(l + 18), lusize = th__npz_le32(l + 22);
+        uint32_t lcrc = th__npz_le32(l + 14);
         if (th__npz_extra(fn, w, what, l + 30 + lnlen, lxlen, &lusize, &lcsize, NULL, NULL)) return th_last_status();
         bool deferred = (flags & 8) && lcrc == 0 && lcsize == 0 && lusize == 0; /* sizes in a data descriptor */
         if (!deferred && (lcrc != e->crc || lcsize != csize || lusize != usize))
@@ -582,7 +603,7 @@ TH_API th_tensor *th_npz_get(th_npz *z, const char *name)
     snprintf(where, sizeof where, "%.96s member '%.48s'", z->where, e->member);
     const unsigned char *src = (const unsigned char *)z->file->data + e->data;
     if (e->method == 0) {
-        uint32_t crc = th__crc32(0, src, (size_t)e->usize);
+        uint32_t crc = th__npz_crc(0, src, (size_t)e->usize);
         if (crc != e->crc) {
             th__fail(TH_ERR_INVALID, fn, "%s: CRC-32 0x%08x, the directory says 0x%08x (corrupt data)", where,
                      (unsigned)crc, (unsigned)e->crc);
@@ -595,7 +616,7 @@ TH_API th_tensor *th_npz_get(th_npz *z, const char *name)
     if (!s) return NULL;
     th_tensor *t = NULL;
     if (th__npz_inflate(fn, where, src, e->csize, (unsigned char *)s->data, e->usize, e->usize) == TH_OK) {
-        uint32_t crc = th__crc32(0, (const unsigned char *)s->data, (size_t)e->usize);
+        uint32_t crc = th__npz_crc(0, (const unsigned char *)s->data, (size_t)e->usize);
         if (crc != e->crc)
             th__fail(TH_ERR_INVALID, fn, "%s: CRC-32 0x%08x, the directory says 0x%08x (corrupt data)", where,
                      (unsigned)crc, (unsigned)e->crc);
@@ -623,29 +644,29 @@ typedef struct th__npz_out {
 static size_t th__npz_local(unsigned char *buf, const char *name, size_t nlen, const th__npz_out *m, bool zip64,
                             size_t pad)
 {
-    th__put32(buf, 0x04034b50u);
-    th__put16(buf + 4, zip64 ? 45 : 20);
-    th__put16(buf + 6, 0);
-    th__put16(buf + 8, (uint32_t)m->method);
-    th__put16(buf + 10, 0);      /* 00:00:00 */
-    th__put16(buf + 12, 0x0021); /* 1980-01-01: the same bytes for the same tensors */
-    th__put32(buf + 14, m->crc);
-    th__put32(buf + 18, zip64 ? 0xFFFFFFFFu : (uint32_t)m->csize);
-    th__put32(buf + 22, zip64 ? 0xFFFFFFFFu : (uint32_t)m->usize);
-    th__put16(buf + 26, (uint32_t)nlen);
+    th__npz_put32(buf, 0x04034b50u);
+    th__npz_put16(buf + 4, zip64 ? 45 : 20);
+    th__npz_put16(buf + 6, 0);
+    th__npz_put16(buf + 8, (uint32_t)m->method);
+    th__npz_put16(buf + 10, 0);      /* 00:00:00 */
+    th__npz_put16(buf + 12, 0x0021); /* 1980-01-01: the same bytes for the same tensors */
+    th__npz_put32(buf + 14, m->crc);
+    th__npz_put32(buf + 18, zip64 ? 0xFFFFFFFFu : (uint32_t)m->csize);
+    th__npz_put32(buf + 22, zip64 ? 0xFFFFFFFFu : (uint32_t)m->usize);
+    th__npz_put16(buf + 26, (uint32_t)nlen);
     size_t x = 30 + nlen;
     memcpy(buf + 30, name, nlen);
     if (zip64) {
-        th__put16(buf + x, 1), th__put16(buf + x + 2, 16);
-        th__put64(buf + x + 4, (uint64_t)m->usize), th__put64(buf + x + 12, (uint64_t)m->csize);
+        th__npz_put16(buf + x, 1), th__npz_put16(buf + x + 2, 16);
+        th__npz_put64(buf + x + 4, (uint64_t)m->usize), th__npz_put64(buf + x + 12, (uint64_t)m->csize);
         x += 20;
     }
     if (pad) { /* an extra field of an id no reader knows, whose zeros move the data to an aligned offset */
-        th__put16(buf + x, 0x7468), th__put16(buf + x + 2, (uint32_t)(pad - 4));
+        th__npz_put16(buf + x, 0x7468), th__npz_put16(buf + x + 2, (uint32_t)(pad - 4));
         memset(buf + x + 4, 0, pad - 4);
         x += pad;
     }
-    th__put16(buf + 28, (uint32_t)(x - 30 - nlen));
+    th__npz_put16(buf + 28, (uint32_t)(x - 30 - nlen));
     return x;
 }
 
@@ -654,30 +675,30 @@ static size_t th__npz_central(unsigned char *buf, const char *name, size_t nlen,
 {
     bool big_u = force || m->usize >= 0xFFFFFFFF, big_c = force || m->csize >= 0xFFFFFFFF;
     bool big_o = force || m->header >= 0xFFFFFFFF;
-    th__put32(buf, 0x02014b50u);
-    th__put16(buf + 4, 3u << 8 | 45); /* made by: Unix, 4.5 */
-    th__put16(buf + 6, big_u || big_c || big_o ? 45 : 20);
-    th__put16(buf + 8, 0);
-    th__put16(buf + 10, (uint32_t)m->method);
-    th__put16(buf + 12, 0);
-    th__put16(buf + 14, 0x0021);
-    th__put32(buf + 16, m->crc);
-    th__put32(buf + 20, big_c ? 0xFFFFFFFFu : (uint32_t)m->csize);
-    th__put32(buf + 24, big_u ? 0xFFFFFFFFu : (uint32_t)m->usize);
-    th__put16(buf + 28, (uint32_t)nlen);
-    th__put16(buf + 32, 0), th__put16(buf + 34, 0), th__put16(buf + 36, 0);
-    th__put32(buf + 38, 0644u << 16); /* -rw-r--r-- */
-    th__put32(buf + 42, big_o ? 0xFFFFFFFFu : (uint32_t)m->header);
+    th__npz_put32(buf, 0x02014b50u);
+    th__npz_put16(buf + 4, 3u << 8 | 45); /* made by: Unix, 4.5 */
+    th__npz_put16(buf + 6, big_u || big_c || big_o ? 45 : 20);
+    th__npz_put16(buf + 8, 0);
+    th__npz_put16(buf + 10, (uint32_t)m->method);
+    th__npz_put16(buf + 12, 0);
+    th__npz_put16(buf + 14, 0x0021);
+    th__npz_put32(buf + 16, m->crc);
+    th__npz_put32(buf + 20, big_c ? 0xFFFFFFFFu : (uint32_t)m->csize);
+    th__npz_put32(buf + 24, big_u ? 0xFFFFFFFFu : (uint32_t)m->usize);
+    th__npz_put16(buf + 28, (uint32_t)nlen);
+    th__npz_put16(buf + 32, 0), th__npz_put16(buf + 34, 0), th__npz_put16(buf + 36, 0);
+    th__npz_put32(buf + 38, 0644u << 16); /* -rw-r--r-- */
+    th__npz_put32(buf + 42, big_o ? 0xFFFFFFFFu : (uint32_t)m->header);
     memcpy(buf + 46, name, nlen);
     size_t x = 46 + nlen, f = x + 4;
-    if (big_u) th__put64(buf + f, (uint64_t)m->usize), f += 8;
-    if (big_c) th__put64(buf + f, (uint64_t)m->csize), f += 8;
-    if (big_o) th__put64(buf + f, (uint64_t)m->header), f += 8;
+    if (big_u) th__npz_put64(buf + f, (uint64_t)m->usize), f += 8;
+    if (big_c) th__npz_put64(buf + f, (uint64_t)m->csize), f += 8;
+    if (big_o) th__npz_put64(buf + f, (uint64_t)m->header), f += 8;
     if (f > x + 4) {
-        th__put16(buf + x, 1), th__put16(buf + x + 2, (uint32_t)(f - x - 4));
+        th__npz_put16(buf + x, 1), th__npz_put16(buf + x + 2, (uint32_t)(f - x - 4));
         x = f;
     }
-    th__put16(buf + 30, (uint32_t)(x - 46 - nlen));
+    th__npz_put16(buf + 30, (uint32_t)(x - 46 - nlen));
     return x;
 }
 
@@ -791,7 +812,7 @@ TH_API int th_npz_save(const char *path, int n, const char *const *names, const 
         if (hlen < 0) status = (int)hlen;
         if (!status) {
             m->usize = hlen + (int64_t)nd;
-            m->crc = th__crc32(th__crc32(0, (const unsigned char *)header, (size_t)hlen),
+            m->crc = th__npz_crc(th__npz_crc(0, (const unsigned char *)header, (size_t)hlen),
                                (const unsigned char *)data, nd);
             m->header = at;
             m->method = o.compress ? 8 : 0;
@@ -836,25 +857,25 @@ TH_API int th_npz_save(const char *path, int n, const char *const *names, const 
         bool zip64 = o.force_zip64 || n >= 0xFFFF || cd_off >= 0xFFFFFFFF || cd_size >= 0xFFFFFFFF;
         if (zip64) {
             unsigned char *r = buf;
-            th__put32(r, 0x06064b50u);
-            th__put64(r + 4, 44);
-            th__put16(r + 12, 3u << 8 | 45), th__put16(r + 14, 45);
-            th__put32(r + 16, 0), th__put32(r + 20, 0);
-            th__put64(r + 24, (uint64_t)n), th__put64(r + 32, (uint64_t)n);
-            th__put64(r + 40, (uint64_t)cd_size), th__put64(r + 48, (uint64_t)cd_off);
-            th__put32(r + 56, 0x07064b50u);
-            th__put32(r + 60, 0);
-            th__put64(r + 64, (uint64_t)at);
-            th__put32(r + 72, 1);
+            th__npz_put32(r, 0x06064b50u);
+            th__npz_put64(r + 4, 44);
+            th__npz_put16(r + 12, 3u << 8 | 45), th__npz_put16(r + 14, 45);
+            th__npz_put32(r + 16, 0), th__npz_put32(r + 20, 0);
+            th__npz_put64(r + 24, (uint64_t)n), th__npz_put64(r + 32, (uint64_t)n);
+            th__npz_put64(r + 40, (uint64_t)cd_size), th__npz_put64(r + 48, (uint64_t)cd_off);
+            th__npz_put32(r + 56, 0x07064b50u);
+            th__npz_put32(r + 60, 0);
+            th__npz_put64(r + 64, (uint64_t)at);
+            th__npz_put32(r + 72, 1);
             len = 76;
         }
         unsigned char *e = buf + len;
-        th__put32(e, 0x06054b50u);
-        th__put16(e + 4, 0), th__put16(e + 6, 0);
-        th__put16(e + 8, zip64 ? 0xFFFF : (uint32_t)n), th__put16(e + 10, zip64 ? 0xFFFF : (uint32_t)n);
-        th__put32(e + 12, zip64 ? 0xFFFFFFFFu : (uint32_t)cd_size);
-        th__put32(e + 16, zip64 ? 0xFFFFFFFFu : (uint32_t)cd_off);
-        th__put16(e + 20, 0);
+        th__npz_put32(e, 0x06054b50u);
+        th__npz_put16(e + 4, 0), th__npz_put16(e + 6, 0);
+        th__npz_put16(e + 8, zip64 ? 0xFFFF : (uint32_t)n), th__npz_put16(e + 10, zip64 ? 0xFFFF : (uint32_t)n);
+        th__npz_put32(e + 12, zip64 ? 0xFFFFFFFFu : (uint32_t)cd_size);
+        th__npz_put32(e + 16, zip64 ? 0xFFFFFFFFu : (uint32_t)cd_off);
+        th__npz_put16(e + 20, 0);
         status = th__file_write(&w, buf, len + 22);
     }
     if (status && !w.status) w.status = status; /* so that the close removes the temporary file */

@@ -491,6 +491,13 @@ static void test_crc(void)
     CHECK_INT_EQ(th__crc32(th__crc32(0, (const unsigned char *)"1234", 4), (const unsigned char *)"56789", 5),
                  0xCBF43926u);
     CHECK_INT_EQ(th__crc32(0, NULL, 0), 0);
+    /* A long run (eight tables) against the same bytes fed in short pieces (one table). */
+    static unsigned char buf[10007];
+    for (size_t i = 0; i < sizeof buf; i++) buf[i] = (unsigned char)(i * 131 + (i >> 7));
+    uint32_t pieces = 0;
+    for (size_t i = 0; i < sizeof buf; i += 1000)
+        pieces = th__crc32(pieces, buf + i, sizeof buf - i < 1000 ? sizeof buf - i : 1000);
+    CHECK_INT_EQ(th__crc32(0, buf, sizeof buf), pieces);
 }
 #endif
 

@@ -177,7 +177,7 @@ int main(int argc, char **argv)
             write_back(out_index, "compressed", "compressed_deflated", "deflated",
                        &(th_npz_save_options){.compress = true}, true);
             write_back(out_index, "savez", "savez_deflated9", "deflated",
-                       &(th_npz_save_options){.compress = true, .level = 9, .force_zip64 = true}, false);
+                       &(th_npz_save_options){.compress = true, .level = 9, .force_zip64 = true}, true);
         }
     }
     for (int i = 0; i < 2; i++) {
