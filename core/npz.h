@@ -44,7 +44,7 @@ TH_API void th_npz_close(th_npz *z);
  * central directory. The strings live until th_npz_close. -1 / NULL for NULL or an i out of range. */
 TH_API int th_npz_count(const th_npz *z);
 TH_API const char *th_npz_name(const th_npz *z, int i);
-/* The count names as one array (valid until th_npz_close), NULL for NULL. */
+/* The count names as one array ending in a NULL (valid until th_npz_close), NULL for NULL. */
 TH_API const char *const *th_npz_names(const th_npz *z);
 /* The index of the member called name, -1 if there is none (no error recorded: a question, not a failure). */
 TH_API int th_npz_find(const th_npz *z, const char *name);
@@ -156,6 +156,7 @@ struct th_npz {
     int count;
     th__npz_entry *entries; /* in central directory order */
     const char **names;
+    th__npz_entry **sorted; /* by name, for th_npz_find */
     char *arena;
 };
 
@@ -166,6 +167,7 @@ static void th__npz_free(th_npz *z)
     free(z->where);
     free(z->entries);
     free(z->names);
+    free(z->sorted);
     free(z->arena);
     free(z);
 }
@@ -287,7 +289,7 @@ static int th__npz_span_cmp(const void *a, const void *b)
 
 static int th__npz_name_cmp(const void *a, const void *b)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    return strcmp((*(th__npz_entry *const *)a)->name, (*(th__npz_entry *const *)b)->name);
 }
 
 /* Reads the directory of the archive whose bytes are the storage file (which z takes over) into z. */
@@ -450,16 +452,15 @@ static int th__npz_read(const char *fn, th_npz *z)
     z->count = count;
     /* No two members overlap, no two share a name: checked on sorted copies of the offsets and names. */
     int64_t *spans = (int64_t *)malloc((count ? (size_t)count : 1) * 2 * sizeof *spans);
-    const char **sorted = (const char **)malloc((count ? (size_t)count : 1) * sizeof *sorted);
+    th__npz_entry **sorted = z->sorted = (th__npz_entry **)malloc((count ? (size_t)count : 1) * sizeof *sorted);
     if (!spans || !sorted) {
         free(spans);
-        free(sorted);
         return th__fail(TH_ERR_NOMEM, fn, "%s: out of memory for the index", w);
     }
     for (int i = 0; i < count; i++) {
         spans[2 * i] = z->entries[i].header;
         spans[2 * i + 1] = z->entries[i].data + z->entries[i].csize;
-        sorted[i] = z->entries[i].name;
+        sorted[i] = &z->entries[i];
     }
     /* Insertion sorts would be quadratic in a hostile count: qsort. */
     qsort(spans, (size_t)count, 2 * sizeof *spans, th__npz_span_cmp);
@@ -470,12 +471,11 @@ static int th__npz_read(const char *fn, th_npz *z)
             status = th__fail(TH_ERR_INVALID, fn, "%s: the member whose local header is at offset %lld overlaps the "
                               "one before it (which ends at %lld)", w, (long long)spans[2 * i],
                               (long long)spans[2 * i - 1]);
-        else if (strcmp(sorted[i], sorted[i - 1]) == 0)
+        else if (strcmp(sorted[i]->name, sorted[i - 1]->name) == 0)
             status = th__fail(TH_ERR_INVALID, fn, "%s: two members named '%.64s' (a name may end in .npy or not, "
-                              "not both)", w, sorted[i]);
+                              "not both)", w, sorted[i]->name);
     }
     free(spans);
-    free(sorted);
     if (status) return status;
     /* Every member's .npy header, read now so that the listing has dtypes and shapes. */
     for (int i = 0; i < count; i++) {
@@ -551,8 +551,13 @@ TH_API const char *const *th_npz_names(const th_npz *z) { return z ? z->names : 
 TH_API int th_npz_find(const th_npz *z, const char *name)
 {
     if (!z || !name) return -1;
-    for (int i = 0; i < z->count; i++)
-        if (strcmp(z->entries[i].name, name) == 0) return i;
+    int lo = 0, hi = z->count; /* a binary search of the names sorted at open */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2, c = strcmp(z->sorted[mid]->name, name);
+        if (c == 0) return (int)(z->sorted[mid] - z->entries);
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
     return -1;
 }
 

@@ -122,6 +122,7 @@ static void round_trip(const char *file, const th_npz_save_options *opts)
     CHECK_INT_EQ(th_npz_count(z), n);
     for (int i = 0; z && i < n; i++) {
         CHECK(strcmp(th_npz_name(z, i), names[i]) == 0 && strcmp(th_npz_names(z)[i], names[i]) == 0);
+        if (i == n - 1) CHECK(th_npz_names(z)[n] == NULL);
         CHECK_INT_EQ(th_npz_find(z, names[i]), i);
         CHECK_INT_EQ(th_npz_dtype(z, i), th_tensor_dtype(ts[i]));
         CHECK_INT_EQ(th_npz_ndim(z, i), th_tensor_ndim(ts[i]));
