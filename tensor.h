@@ -21,6 +21,7 @@
  *   TH_NO_DLPACK                         leave the DLPack exchange out even where <dlpack/dlpack.h> is found
  *   TH_USE_CBLAS                         matrix products of f32, f64, c64, c128 through CBLAS (-lopenblas)
  *   TH_USE_LAPACK                        solve, inv, det, cholesky, qr, eigh, svd through LAPACKE (-llapacke)
+ *   TH_USE_ZLIB                          deflated .npz members (np.savez_compressed) through zlib (-lz)
  *   TH_NO_FILE_MAP                       never map files (th_storage_map_file refuses; formats read files)
  *
  * EXAMPLE
@@ -35,7 +36,9 @@
  * FILES
  *   th_tensor_load_npy / th_tensor_save_npy read and write NumPy's .npy (a loaded tensor is a view of the
  *   mapped file where it can be); th_safetensors_open / _get / _close / _save read and write Hugging Face's
- *   safetensors (a lazy index of names, dtypes and shapes; tensors as views of one mapping); th_gguf_open /
+ *   safetensors (a lazy index of names, dtypes and shapes; tensors as views of one mapping); th_npz_open /
+ *   _get / _close / _save read and write NumPy's .npz (stored members as views of the mapping; deflated ones
+ *   with TH_USE_ZLIB); th_gguf_open /
  *   _get / _get_raw / _dequantize / _close read GGUF (metadata walkable, Q4_0..Q8_0 dequantised);
  *   th_storage_map_file maps a file as a storage. docs/files.md.
  *
@@ -91,6 +94,7 @@ extern "C" {
 #include "core/print.h"    /* printing */
 #include "core/dlpack.h"   /* DLPack export and import */
 #include "core/npy.h"      /* NumPy .npy files */
+#include "core/npz.h"      /* NumPy .npz archives (zip) */
 #include "core/file_tensor.h" /* the multi-tensor formats' index entry and tensor maker */
 #include "core/safetensors.h" /* Hugging Face safetensors files */
 #include "core/gguf.h"     /* GGUF files (llama.cpp's weights), read only */

@@ -12,7 +12,7 @@ need=()
 # would otherwise hide its absence and leave the CBLAS path untested.
 for tool in meson:meson ninja:ninja-build gcc:gcc g++:g++ clang:clang valgrind:valgrind pkg-config:pkg-config \
             python3:python3 ctags:universal-ctags /usr/include/dlpack/dlpack.h:libdlpack-dev \
-            /usr/lib/x86_64-linux-gnu/pkgconfig/openblas.pc:libopenblas-dev /usr/lib/llvm-14/lib/libomp.so:libomp-dev \
+            /usr/lib/x86_64-linux-gnu/pkgconfig/openblas.pc:libopenblas-dev /usr/lib/x86_64-linux-gnu/pkgconfig/zlib.pc:zlib1g-dev /usr/lib/llvm-14/lib/libomp.so:libomp-dev \
             /usr/include/lapacke.h:liblapacke-dev \
             /usr/lib/llvm-14/lib/libarcher.so:libomp-14-dev /usr/bin/mpicc:libopenmpi-dev /usr/bin/mpirun:openmpi-bin \
             /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a:libclang-rt-14-dev; do
