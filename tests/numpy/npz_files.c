@@ -186,10 +186,14 @@ int main(int argc, char **argv)
     }
     /* Python's ZIP64 end records (65536 members), read; ours written back (the count needs them too). */
     th_npz *many = out_index ? archive_of("many") : NULL;
-    CHECK_INT_EQ(th_npz_count(many), 65536);
-    th_tensor *last = th_npz_get(many, "m65535");
+    const char *many_env = getenv("TH_NPZ_MANY"); /* fewer under valgrind (npz_files.py says why) */
+    const long nmany = many_env && *many_env ? atol(many_env) : 65536;
+    CHECK_INT_EQ(th_npz_count(many), nmany);
+    char last_name[32];
+    snprintf(last_name, sizeof last_name, "m%05ld", nmany - 1);
+    th_tensor *last = th_npz_get(many, last_name);
     CHECK(last && th_tensor_dtype(last) == TH_I64 && th_tensor_ndim(last) == 0 &&
-          *(const int64_t *)th_tensor_data(last) == 65535 * 7 - 3);
+          *(const int64_t *)th_tensor_data(last) == (int64_t)(nmany - 1) * 7 - 3);
     th_tensor_release(last);
     if (out_index) write_back(out_index, "many", "many_stored", "stored", NULL, false);
     th_npz_close(archives[0].z);
