@@ -102,6 +102,26 @@ static th_tensor *th__file_tensor(const char *fn, const char *where, const char 
     return t;
 }
 
+
+/* A zeroed handle of size bytes for a file format's index of storage s, and a copy of where (the file's name in
+ * messages) in *where_out. NULL on out of memory, with s released: the index makers take over the caller's
+ * reference to s. */
+static void *th__file_handle_new(const char *fn, const char *where, th_storage *s, size_t size, char **where_out)
+{
+    void *f = calloc(1, size);
+    size_t wl = strlen(where);
+    char *w = (char *)malloc(wl + 1);
+    if (!f || !w) {
+        free(f);
+        free(w);
+        th_storage_release(s);
+        th__fail(TH_ERR_NOMEM, fn, "out of memory for %s", where);
+        return NULL;
+    }
+    memcpy(w, where, wl + 1);
+    *where_out = w;
+    return f;
+}
 /* The index of the entry called name among count entries sorted by name (byte order), -1 if none. */
 static int th__file_find_sorted(const th__file_entry *entries, int count, const char *name)
 {

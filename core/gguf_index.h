@@ -129,17 +129,9 @@ static int th__gguf_info(th__gguf_rd *r, th__file_entry *e, int i, uint64_t *off
  * caller's reference to s, released on failure. where names the file in the messages. */
 static th_gguf *th__gguf_index(const char *fn, const char *where, th_storage *s)
 {
-    th_gguf *f = (th_gguf *)calloc(1, sizeof *f);
-    size_t wl = strlen(where);
-    char *w = (char *)malloc(wl + 1);
-    if (!f || !w) {
-        free(f);
-        free(w);
-        th_storage_release(s);
-        th__fail(TH_ERR_NOMEM, fn, "out of memory for %s", where);
-        return NULL;
-    }
-    memcpy(w, where, wl + 1);
+    char *w;
+    th_gguf *f = (th_gguf *)th__file_handle_new(fn, where, s, sizeof *f, &w);
+    if (!f) return NULL;
     f->file = s;
     f->where = w;
     f->alignment = 32;

@@ -191,17 +191,9 @@ TH_API void th_safetensors_close(th_safetensors *f)
  * caller's reference to s, released on failure. where names the file in the messages. */
 static th_safetensors *th__st_index(const char *fn, const char *where, th_storage *s)
 {
-    th_safetensors *f = (th_safetensors *)calloc(1, sizeof *f);
-    size_t wl = strlen(where);
-    char *w = (char *)malloc(wl + 1);
-    if (!f || !w) {
-        free(f);
-        free(w);
-        th_storage_release(s);
-        th__fail(TH_ERR_NOMEM, fn, "out of memory for %s", where);
-        return NULL;
-    }
-    memcpy(w, where, wl + 1);
+    char *w;
+    th_safetensors *f = (th_safetensors *)th__file_handle_new(fn, where, s, sizeof *f, &w);
+    if (!f) return NULL;
     f->file = s;
     f->where = w;
     const unsigned char *data = (const unsigned char *)s->data;
