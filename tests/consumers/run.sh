@@ -55,12 +55,13 @@ unset PKG_CONFIG_PATH PKG_CONFIG_LIBDIR CPATH C_INCLUDE_PATH || true
 # copy_library DEST what: the library's files into DEST.
 #   what=headers: only tensor.h, tensor_generic.h, core/, ops/ and generate/ (what a vendoring project copies)
 #   what=project: the Meson project as a checkout or a wrap would bring it (headers, meson.build,
-#                 meson_options.txt, lib/, shm/, and tests/ and docs/ so that building them by mistake would show)
+#                 meson_options.txt, lib/, shm/, cuda/, dist/, and tests/ and docs/ so that building them by mistake
+#                 would show)
 copy_library() {
     local dest=$1 what=$2 f
     local -a paths=(tensor.h tensor_generic.h core ops generate)
     if [[ $what == project ]]; then
-        paths+=(meson.build meson_options.txt lib tests docs shm cuda LICENSE)
+        paths+=(meson.build meson_options.txt lib tests docs shm cuda dist LICENSE)
     fi
     mkdir -p "$dest"
     if git -C "$src" rev-parse --show-toplevel >/dev/null 2>&1 &&
@@ -240,8 +241,9 @@ way_install() {
     libdir=${libdir%/pkgconfig}
     shm=$(pc --variable=shm tensor)
     # The CUDA companion is built where nvcc and the CUDA runtime are found (no GPU needed).
-    local cuda=no
+    local cuda=no dist
     [[ -f $pcdir/tensor-cuda.pc ]] && cuda=yes
+    dist=$(pc --variable=mpi tensor) # dist/ is built where MPI is found
     for f in "$pcdir"/*.pc; do
         echo "---- ${f#"$prefix"/}"
         cat "$f"
@@ -251,7 +253,8 @@ way_install() {
     local want got
     want=$( (cd "$lib" && printf '%s\n' tensor.h tensor_generic.h core/*.h ops/*.h generate/*.h
         if [[ $shm == yes ]]; then printf '%s\n' th_shm.h shm/share_generic.h; fi
-        if [[ $cuda == yes ]]; then printf '%s\n' th_cuda.h cuda/tensor_generic.h; fi) | sort)
+        if [[ $cuda == yes ]]; then printf '%s\n' th_cuda.h cuda/tensor_generic.h; fi
+        if [[ $dist == yes ]]; then printf '%s\n' th_dist.h dist/dist_generic.h; fi) | sort)
     got=$(cd "$prefix/include/tensor" && find . -type f | sed 's|^\./||' | sort)
     if [[ $want != "$got" ]]; then
         echo "installed headers differ from the library's (< source, > installed):" >&2
@@ -272,6 +275,9 @@ way_install() {
             printf "$libdir/%s\n" libth_cuda.a libth_cuda.so libth_cuda.so.0.1 libth_cuda.so.0.1.0 \
                 pkgconfig/tensor-cuda.pc pkgconfig/tensor-cuda-shared.pc
         fi
+        if [[ $dist == yes ]]; then
+            printf "$libdir/%s\n" libth_dist.a pkgconfig/tensor-dist.pc
+        fi
     )
     got=$(cd "$prefix" && find . ! -type d ! -path './include/tensor/*' | sed 's|^\./||')
     if [[ $(sort <<< "$want") != $(sort <<< "$got") ]]; then
@@ -280,7 +286,7 @@ way_install() {
         return 1
     fi
     echo "installed: $(grep -c . <<< "$(cd "$prefix/include/tensor" && find . -type f)") headers and" \
-        "$(grep -c . <<< "$got") other files (shm: $shm, cuda: $cuda), nothing else"
+        "$(grep -c . <<< "$got") other files (shm: $shm, cuda: $cuda, dist: $dist), nothing else"
 }
 
 # pkg-config as a user of the install sees it: its .pc files first, then the system's (where openblas.pc,
