@@ -345,11 +345,11 @@ done:
                     int64_t hend = h1 < g->in[1] + g->p[1] ? h1 : g->in[1] + g->p[1];                               \
                     int64_t wend = w1 < g->in[2] + g->p[2] ? w1 : g->in[2] + g->p[2];                               \
                     int64_t count = (hend - h0) * (wend - w0);                                                      \
-                    T sum = 0;                                                                                      \
+                    double sum = 0; /* in double: a float sum of mixed signs loses the small averages' bits */     \
                     for (int64_t ih = h0 > 0 ? h0 : 0; ih < (hend < g->in[1] ? hend : g->in[1]); ih++)              \
                         for (int64_t iw = w0 > 0 ? w0 : 0; iw < (wend < g->in[2] ? wend : g->in[2]); iw++)          \
                             sum += xs[ih * g->in[2] + iw];                                                          \
-                    *ys++ = sum / (T)count;                                                                         \
+                    *ys++ = (T)(sum / (double)count);                                                               \
                 }                                                                                                   \
             }                                                                                                       \
     } while (0)
