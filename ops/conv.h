@@ -1,4 +1,4 @@
-/* ops/conv.h: convolution and pooling: conv1d, conv2d, conv3d, max_pool2d, avg_pool2d. Stamped per dtype
+/* ops/conv.h: convolution, pooling and padding: conv1d, conv2d, conv3d, max_pool2d, avg_pool2d, pad. Stamped per dtype
  * through tensor_generic.h for the floating dtypes (f16 and bf16 compute in float); the front doors only check
  * the dtypes, the work is done once for every dtype in ops/conv_erased.h. docs/nn.md. */
 #if defined(TH_REAL_IS_FLOATING)
@@ -46,6 +46,18 @@ TH_API TH_NAME(tensor) *TH_NAME(avg_pool2d)(const TH_NAME(tensor) *input, const 
                                             const th_pool_opts *opts);
 TH_API int TH_NAME(avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
                                    const th_pool_opts *opts);
+
+/* torch.nn.functional.pad: x of any shape padded over its last npad / 2 dims in F.pad's order (pads[0] and
+ * pads[1] before and after the last dim, pads[2] and pads[3] the one before, ...); a negative pad crops, and
+ * the other modes then fill from the cropped input (as torch's circular mode does). mode
+ * TH_PAD_CONSTANT fills with value (rounded to the dtype); TH_PAD_REFLECT mirrors (each pad less than the dim's
+ * size), TH_PAD_REPLICATE repeats the edge (the dim not empty), TH_PAD_CIRCULAR wraps (each pad at most the
+ * size). Errors: npad odd, negative or over twice x's dims, NULL pads, a mode outside the enum
+ * (TH_ERR_INVALID), a pad the mode cannot take or a negative resulting size (TH_ERR_SHAPE). */
+TH_API TH_NAME(tensor) *TH_NAME(pad)(const TH_NAME(tensor) *x, int npad, const int64_t *pads, th_pad_mode mode,
+                                     double value);
+TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int npad, const int64_t *pads,
+                            th_pad_mode mode, double value);
 
 #else /* definitions */
 
@@ -132,6 +144,21 @@ TH_API int TH_NAME(avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(avg_pool2d_out), "NULL out");
     return th__conv_status(th__pool_run(TH__FN(avg_pool2d_out), false, TH__B(out), NULL, NULL, TH__B(input), kernel, opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(pad)(const TH_NAME(tensor) *x, int npad, const int64_t *pads, th_pad_mode mode,
+                                     double value)
+{
+    if (TH__WRONG_DTYPE(x)) return NULL;
+    return TH__T(th__pad_run(TH__FN(pad), NULL, TH__B(x), npad, pads, mode, value));
+}
+
+TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int npad, const int64_t *pads,
+                            th_pad_mode mode, double value)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(pad_out), "NULL out");
+    return th__conv_status(th__pad_run(TH__FN(pad_out), TH__B(out), TH__B(x), npad, pads, mode, value));
 }
 
 #endif /* definitions */

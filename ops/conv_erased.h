@@ -21,6 +21,14 @@ typedef struct th_pool_opts {
     int64_t stride[3], padding[3], dilation[3];
 } th_pool_opts;
 
+/* How pad fills what lies outside the input, as torch.nn.functional.pad's modes. */
+typedef enum th_pad_mode {
+    TH_PAD_CONSTANT,  /* the value given */
+    TH_PAD_REFLECT,   /* the input mirrored about its edge elements (which are not repeated) */
+    TH_PAD_REPLICATE, /* the edge element repeated */
+    TH_PAD_CIRCULAR   /* the input repeated: the other end's elements */
+} th_pad_mode;
+
 #else
 
 /* One call's geometry, every spatial dim count padded to 3 with size-1 dims in front. */
@@ -449,6 +457,115 @@ done:
         return NULL;
     }
     if (indices) *indices = ix;
+    return result;
+}
+
+/* pad: x padded (negative pads crop) over its last npad / 2 dims, pads[2i] before and pads[2i + 1] after dim
+ * ndim - 1 - i, into out (NULL: a new tensor). A copy in x's own dtype, element by element. Returns the result
+ * (out retained) or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__pad_run(const char *fn, th_tensor *out, const th_tensor *x, int npad,
+                                               const int64_t *pads, th_pad_mode mode, double value)
+{
+    static const char *modes[4] = {"constant", "reflect", "replicate", "circular"};
+    if (!x) return th__fail(TH_ERR_INVALID, fn, "NULL x"), NULL;
+    if (th__conv_host(fn, "x", x)) return NULL;
+    if ((int)mode < 0 || (int)mode > 3) return th__fail(TH_ERR_INVALID, fn, "mode %d is no th_pad_mode", (int)mode), NULL;
+    if (npad < 0 || npad % 2 || npad / 2 > x->ndim)
+        return th__fail(TH_ERR_INVALID, fn, "npad is %d; it must be even, >= 0 and at most twice x's %d dims", npad,
+                        x->ndim),
+               NULL;
+    if (npad > 0 && !pads) return th__fail(TH_ERR_INVALID, fn, "NULL pads"), NULL;
+    int nd = x->ndim;
+    int64_t lo[TH_MAX_DIMS] = {0}, rs[TH_MAX_DIMS], ca[TH_MAX_DIMS], cm[TH_MAX_DIMS]; /* the crop: start, size */
+    for (int d = 0; d < nd; d++) rs[d] = cm[d] = x->sizes[d], ca[d] = 0;
+    for (int i = 0; i < npad / 2; i++) {
+        int d = nd - 1 - i;
+        int64_t l = pads[2 * i], r = pads[2 * i + 1], n = x->sizes[d];
+        if (n + l + r < 0)
+            return th__fail(TH_ERR_SHAPE, fn, "dim %d of size %lld padded by %lld and %lld would have size %lld", d,
+                            (long long)n, (long long)l, (long long)r, (long long)(n + l + r)),
+                   NULL;
+        /* negative pads crop first; the positive ones then fill from the cropped input (as torch's circular) */
+        int64_t a = l < 0 ? -l : 0, m = n - a - (r < 0 ? -r : 0), most = l > r ? l : r;
+        if (m < 0) m = 0;
+        if (mode == TH_PAD_REFLECT && most > 0 && most >= m)
+            return th__fail(TH_ERR_SHAPE, fn, "reflect padding %lld of dim %d must be less than its size %lld (cropped)",
+                            (long long)most, d, (long long)m),
+                   NULL;
+        if ((mode == TH_PAD_CIRCULAR || mode == TH_PAD_REPLICATE) && most > 0 && (m == 0 || (mode == TH_PAD_CIRCULAR && most > m)))
+            return th__fail(TH_ERR_SHAPE, fn, "%s padding %lld of dim %d needs a size of at least %lld; it is %lld (cropped)",
+                            modes[mode], (long long)most, d, (long long)(mode == TH_PAD_CIRCULAR ? most : 1),
+                            (long long)m),
+                   NULL;
+        ca[d] = a;
+        cm[d] = m;
+        lo[d] = l;
+        rs[d] = n + l + r;
+    }
+    th_tensor *result = th__result(fn, out, x->dtype, nd, rs);
+    if (!result) return NULL;
+    int64_t total = th__numel(result);
+    if (total == 0) return result;
+    th_tensor *xu = NULL, *xc = NULL, *y = result, *tmp = NULL, *v64 = NULL, *vt = NULL;
+    int status = TH_OK;
+    size_t es = th_dtype_info(x->dtype)->size;
+    if (!(xu = th__unalias(fn, result, x)) || !(xc = th__conv_dense(fn, x->dtype, xu))) goto fail;
+    if (!th_tensor_is_contiguous(result)) {
+        if (!(tmp = th__tensor_empty(fn, x->dtype, nd, rs))) goto fail;
+        y = tmp;
+    }
+    /* the constant as one element of x's dtype */
+    if (!(v64 = th__tensor_empty(fn, TH_F64, 0, NULL)) || !(vt = th__tensor_empty(fn, x->dtype, 0, NULL))) goto fail;
+    *(double *)th_tensor_data(v64) = value;
+    if (th_tensor_copy(vt, v64)) goto fail;
+    {
+        const char *xd = (const char *)th_tensor_data(xc), *vd = (const char *)th_tensor_data(vt);
+        char *yd = (char *)th_tensor_data(y);
+        int64_t idx[TH_MAX_DIMS] = {0}, xstr[TH_MAX_DIMS];
+        int64_t span = 1;
+        for (int d = nd - 1; d >= 0; d--) xstr[d] = span, span *= x->sizes[d];
+        for (int64_t e = 0; e < total; e++) {
+            int64_t off = 0;
+            bool inside = true;
+            for (int d = 0; d < nd; d++) {
+                int64_t i = idx[d] - lo[d], n = x->sizes[d];
+                if (i < 0 || i >= n || (mode != TH_PAD_CONSTANT && (i < ca[d] || i >= ca[d] + cm[d]))) {
+                    int64_t j = i - ca[d], m = cm[d]; /* in the cropped input */
+                    if (mode == TH_PAD_CONSTANT) {
+                        inside = false;
+                        break;
+                    } else if (mode == TH_PAD_REFLECT)
+                        j = j < 0 ? -j : 2 * (m - 1) - j;
+                    else if (mode == TH_PAD_REPLICATE)
+                        j = j < 0 ? 0 : m - 1;
+                    else
+                        j = ((j % m) + m) % m;
+                    i = ca[d] + j;
+                }
+                off += i * xstr[d];
+            }
+            memcpy(yd + (size_t)e * es, inside ? xd + (size_t)off * es : vd, es);
+            for (int d = nd - 1; d >= 0; d--) {
+                if (++idx[d] < rs[d]) break;
+                idx[d] = 0;
+            }
+        }
+    }
+    if (tmp && th_tensor_copy(result, tmp)) goto fail;
+    goto done;
+fail:
+    status = th_last_status();
+    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+done:
+    th_tensor_release(xu);
+    th_tensor_release(xc);
+    th_tensor_release(tmp);
+    th_tensor_release(v64);
+    th_tensor_release(vt);
+    if (status != TH_OK) {
+        th_tensor_release(result);
+        return NULL;
+    }
     return result;
 }
 

@@ -33,7 +33,7 @@ SCALARS = {
     'lo': '0', 'hi': '2', 'mean': '0', 'std': '1', 'lambda': '1', 'p': '1',
     'keepdim': 'false', 'descending': 'false', 'largest': 'true', 'sorted': 'true', 'replacement': 'true',
     'accumulate': 'false', 'gen': 'NULL', 'f': 'dc_devnull',
-    'normalized_ndim': '2', 'eps': '1e-5',
+    'normalized_ndim': '2', 'eps': '1e-5', 'npad': '2', 'mode': 'TH_PAD_CONSTANT', 'value': '0',
 }
 POINTERS = {
     ('const int64_t *', 'sizes'): '(const int64_t[]){2, 2}',
@@ -45,6 +45,7 @@ POINTERS = {
     ('const int64_t *', 'kernel'): '(const int64_t[]){1, 1}',
     ('const th_conv_opts *', 'opts'): 'NULL',
     ('const th_pool_opts *', 'opts'): 'NULL',
+    ('const int64_t *', 'pads'): '(const int64_t[]){0, 0}',
 }
 DIMS = {'permute': '(const int[]){1, 0}', 'flip': '(const int[]){0}', 'flip_out': '(const int[]){0}'}
 K = {'topk': '2', 'topk_out': '2'}  # topk keeps the 2x2 shape, so the outs fit; diag, tril and triu take 0

@@ -424,6 +424,76 @@ static void pool_by_hand(void)
     th_f32_release(mn);
 }
 
+/* ---- pad ---- */
+
+/* Whether f32 t holds the n values want. */
+static bool f32_is(const th_f32_tensor *t, const float *want, int64_t n)
+{
+    if (!t || th_f32_numel(t) != n) return false;
+    for (int64_t i = 0; i < n; i++)
+        if (th_f32_get(t, (int64_t[]){i / th_f32_size(t, -1), i % th_f32_size(t, -1)}) != want[i]) return false;
+    return true;
+}
+
+static void pad_by_hand(void)
+{
+    /* [0 1 2 3] as a 1x4 row, then on a reversed view (values 3 2 1 0) */
+    th_f32_tensor *x = th_f32_empty(2, SZ(1, 4));
+    for (int i = 0; i < 4; i++) th_f32_data(x)[i] = (float)i;
+    struct {
+        th_pad_mode mode;
+        int64_t l, r;
+        int n;
+        float want[9];
+    } cases[] = {
+        {TH_PAD_CONSTANT, 2, 1, 7, {9, 9, 0, 1, 2, 3, 9}},
+        {TH_PAD_REFLECT, 2, 3, 9, {2, 1, 0, 1, 2, 3, 2, 1, 0}},
+        {TH_PAD_REPLICATE, 2, 1, 7, {0, 0, 0, 1, 2, 3, 3}},
+        {TH_PAD_CIRCULAR, 2, 3, 9, {2, 3, 0, 1, 2, 3, 0, 1, 2}},
+        {TH_PAD_CONSTANT, -1, -2, 1, {1}},
+        {TH_PAD_CIRCULAR, -1, 1, 4, {1, 2, 3, 1}},  /* crop first, then wrap in what is left */
+        {TH_PAD_REFLECT, -1, 2, 5, {1, 2, 3, 2, 1}},
+        {TH_PAD_REPLICATE, 1, -3, 2, {0, 0}},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        th_f32_tensor *y = th_f32_pad(x, 2, (int64_t[]){cases[c].l, cases[c].r}, cases[c].mode, 9.0);
+        CHECK(f32_is(y, cases[c].want, cases[c].n));
+        if (!f32_is(y, cases[c].want, cases[c].n)) fprintf(stderr, "  pad case %zu\n", c);
+        /* every dtype and into a transposed out */
+        for (int di = 0; di < 4; di++) {
+            th_tensor *xd = view_new(dtypes[di], 2, SZ(1, 4), di), *od = view_new(dtypes[di], 2, SZ(1, cases[c].n), 1);
+            th_tensor_copy(xd, (th_tensor *)x);
+            double want[9];
+            for (int i = 0; i < cases[c].n; i++) want[i] = cases[c].want[i];
+            int st = -1;
+            switch (dtypes[di]) {
+            case TH_F32: st = th_f32_pad_out((th_f32_tensor *)od, (th_f32_tensor *)xd, 2, (int64_t[]){cases[c].l, cases[c].r}, cases[c].mode, 9.0); break;
+            case TH_F64: st = th_f64_pad_out((th_f64_tensor *)od, (th_f64_tensor *)xd, 2, (int64_t[]){cases[c].l, cases[c].r}, cases[c].mode, 9.0); break;
+            case TH_F16: st = th_f16_pad_out((th_f16_tensor *)od, (th_f16_tensor *)xd, 2, (int64_t[]){cases[c].l, cases[c].r}, cases[c].mode, 9.0); break;
+            default: st = th_bf16_pad_out((th_bf16_tensor *)od, (th_bf16_tensor *)xd, 2, (int64_t[]){cases[c].l, cases[c].r}, cases[c].mode, 9.0);
+            }
+            CHECK_INT_EQ(st, TH_OK);
+            CHECK(equals(od, want, cases[c].n));
+            th_tensor_release(xd);
+            th_tensor_release(od);
+        }
+        th_f32_release(y);
+    }
+    /* two dims, F.pad's order: (left, right, top, bottom); a 2x2 of 1 2 / 3 4 replicated */
+    th_f32_tensor *s = th_f32_empty(2, SZ(2, 2));
+    for (int i = 0; i < 4; i++) th_f32_data(s)[i] = (float)(i + 1);
+    th_f32_tensor *y2 = th_f32_pad(s, 4, (int64_t[]){1, 0, 0, 1}, TH_PAD_REPLICATE, 0);
+    const float want2[9] = {1, 1, 2, 3, 3, 4, 3, 3, 4};
+    CHECK(f32_is(y2, want2, 9));
+    /* pad in place of nothing: npad 0 is a copy */
+    th_f32_tensor *y0 = th_f32_pad(s, 0, NULL, TH_PAD_REFLECT, 0);
+    CHECK(f32_is(y0, (const float[]){1, 2, 3, 4}, 4));
+    th_f32_release(x);
+    th_f32_release(s);
+    th_f32_release(y2);
+    th_f32_release(y0);
+}
+
 /* ---- errors ---- */
 
 static void errors(void)
@@ -496,6 +566,25 @@ static void errors(void)
     CHECK_FAILS(th_f32_max_pool2d_out(pout, (th_i64_tensor *)pout, x, SZ(2, 2), NULL), TH_ERR_DTYPE,
                 "th_f32_max_pool2d_out", "indices_out");
 
+    /* pad */
+    CHECK_NULL(th_f32_pad(NULL, 2, SZ(1, 1), TH_PAD_CONSTANT, 0), TH_ERR_INVALID, "th_f32_pad", "NULL x");
+    CHECK_NULL(th_f32_pad(x, 3, SZ(1, 1, 1), TH_PAD_CONSTANT, 0), TH_ERR_INVALID, "th_f32_pad", "npad is 3");
+    CHECK_NULL(th_f32_pad(x, 10, SZ(1, 1, 1, 1, 1, 1, 1, 1, 1, 1), TH_PAD_CONSTANT, 0), TH_ERR_INVALID, "th_f32_pad",
+               "npad is 10; it must be even, >= 0 and at most twice x's 4 dims");
+    CHECK_NULL(th_f32_pad(x, -2, SZ(1, 1), TH_PAD_CONSTANT, 0), TH_ERR_INVALID, "th_f32_pad", "npad is -2");
+    CHECK_NULL(th_f32_pad(x, 2, NULL, TH_PAD_CONSTANT, 0), TH_ERR_INVALID, "th_f32_pad", "NULL pads");
+    CHECK_NULL(th_f32_pad(x, 2, SZ(1, 1), (th_pad_mode)7, 0), TH_ERR_INVALID, "th_f32_pad", "mode 7 is no th_pad_mode");
+    CHECK_NULL(th_f32_pad(x, 2, SZ(-3, -3), TH_PAD_CONSTANT, 0), TH_ERR_SHAPE, "th_f32_pad",
+               "dim 3 of size 5 padded by -3 and -3 would have size -1");
+    CHECK_NULL(th_f32_pad(x, 2, SZ(5, 0), TH_PAD_REFLECT, 0), TH_ERR_SHAPE, "th_f32_pad",
+               "reflect padding 5 of dim 3 must be less than its size 5");
+    CHECK_NULL(th_f32_pad(x, 4, SZ(0, 0, 6, 0), TH_PAD_CIRCULAR, 0), TH_ERR_SHAPE, "th_f32_pad",
+               "circular padding 6 of dim 2 needs a size of at least 6; it is 5");
+    CHECK_NULL(th_f32_pad(x, 2, SZ(-5, 1), TH_PAD_REPLICATE, 0), TH_ERR_SHAPE, "th_f32_pad",
+               "replicate padding 1 of dim 3 needs a size of at least 1; it is 0");
+    CHECK_FAILS(th_f32_pad_out(outbad, x, 2, SZ(1, 1), TH_PAD_CONSTANT, 0), TH_ERR_SHAPE, "th_f32_pad_out", "");
+    CHECK_FAILS(th_f32_pad_out(NULL, x, 2, SZ(1, 1), TH_PAD_CONSTANT, 0), TH_ERR_INVALID, "th_f32_pad_out", "NULL out");
+
     th_f32_release(x);
     th_f32_release(w);
     th_f32_release(b);
@@ -521,6 +610,7 @@ int main(void)
     pool_by_hand();
     for (int i = 0; i < 30; i++) pool_case(true, i);
     for (int i = 0; i < 30; i++) pool_case(false, i);
+    pad_by_hand();
     errors();
     return test_end("conv");
 }

@@ -5,7 +5,7 @@
  * last dim reversed), the weight, bias and out in others. A convolution's error is measured relative to the
  * magnitude of its sum of products (|x| * |w| + |b|, the scale its rounding errors have), in units of the
  * dtype's epsilon; a pooling's in ulps of the dtype at the reference (at least at 2^-10), and max_pool2d's
- * indices must be torch's. The worst per op and dtype is printed and bounded.
+ * indices must be torch's; pad (every mode, negative pads cropping) must be exact. The worst per op and dtype is printed and bounded.
  *
  * Usage: conv_torch DIR PYTHON SCRIPT (the test command; skips with 77 without /usr/bin/python3 or torch). */
 #define _POSIX_C_SOURCE 200809L
@@ -18,14 +18,14 @@
 #include "../check.h"
 #include "peer_files.h"
 
-#define NOPS 5
-static const char *ops[NOPS] = {"conv1d", "conv2d", "conv3d", "max_pool2d", "avg_pool2d"};
+#define NOPS 6
+static const char *ops[NOPS] = {"conv1d", "conv2d", "conv3d", "max_pool2d", "avg_pool2d", "pad"};
 static const char *dts[4] = {"f32", "f64", "f16", "bf16"};
 static const th_dtype dtypes[4] = {TH_F32, TH_F64, TH_F16, TH_BF16};
 /* Bounds, op x dtype: the convolutions in epsilons of the dtype relative to the sum of |products| (f32 and
  * f64 accumulate in their own type, f16 and bf16 in float and round once: half an epsilon); the pools in
  * ulps (max exact, the average's division rounded once). */
-static const double bound[NOPS][4] = {{2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {0, 0, 0, 0}, {1, 1, 1, 1}};
+static const double bound[NOPS][4] = {{2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {0, 0, 0, 0}, {1, 1, 1, 1}, {0, 0, 0, 0}};
 static double worst[NOPS][4];
 static int count[NOPS][4];
 
@@ -135,8 +135,79 @@ static bool same_indices(const th_tensor *got, const th_tensor *ref)
     return same;
 }
 
+#define PAD_CALL(sfx)                                                                                           \
+    r = out ? (th_##sfx##_pad_out((th_##sfx##_tensor *)out, (const th_##sfx##_tensor *)x, npad, pads, mode, value) \
+                   ? NULL                                                                                       \
+                   : out)                                                                                       \
+            : (th_tensor *)th_##sfx##_pad((const th_##sfx##_tensor *)x, npad, pads, mode, value)
+
+static th_tensor *call_pad(int dti, th_tensor *out, const th_tensor *x, int npad, const int64_t *pads,
+                           th_pad_mode mode, double value)
+{
+    th_tensor *r;
+    switch (dti) {
+    case 0: PAD_CALL(f32); break;
+    case 1: PAD_CALL(f64); break;
+    case 2: PAD_CALL(f16); break;
+    default: PAD_CALL(bf16);
+    }
+    return r;
+}
+
+/* "case pad dtype mode npad value layout pads..." */
+static void pad_case(const char *line)
+{
+    char name[64], dtn[16];
+    int mode, npad, layout, used;
+    double value;
+    int64_t pads[2 * TH_MAX_DIMS];
+    if (sscanf(line, "%63s pad %15s %d %d %lf %d%n", name, dtn, &mode, &npad, &value, &layout, &used) != 6 ||
+        npad > 2 * TH_MAX_DIMS) {
+        CHECK(!"a pad line of cases.txt that does not parse");
+        return;
+    }
+    const char *rest = line + used;
+    for (int i = 0; i < npad; i++) {
+        char *end;
+        pads[i] = strtoll(rest, &end, 10);
+        rest = end;
+    }
+    int dti = 0;
+    while (dti < 4 && strcmp(dts[dti], dtn)) dti++;
+    CHECK(dti < 4);
+    if (dti >= 4) return;
+    th_dtype dt = dtypes[dti];
+    th_tensor *x64 = load(name, "x"), *ref = load(name, "ref");
+    CHECK(x64 && ref);
+    if (x64 && ref) {
+        th_tensor *x = in_layout(x64, dt, layout);
+        th_tensor *o = in_layout(ref, dt, (layout + 1) % 4);
+        th_tensor *y = call_pad(dti, NULL, x, npad, pads, (th_pad_mode)mode, value);
+        th_tensor *yo = call_pad(dti, o, x, npad, pads, (th_pad_mode)mode, value);
+        CHECK(y != NULL && yo == o);
+        if (!y || yo != o) fprintf(stderr, "conv_torch: %s (pad %s mode %d): %s\n", name, dtn, mode, th_last_error());
+        for (int j = 0; j < 2 && y && yo; j++) {
+            double e = error_of(j ? yo : y, ref, NULL, dt);
+            if (e != 0) fprintf(stderr, "conv_torch: %s (pad %s mode %d, %s): error %g\n", name, dtn, mode, j ? "out" : "new", e);
+            CHECK(e == 0);
+            if (e > worst[5][dti] || e < 0) worst[5][dti] = e < 0 ? INFINITY : e;
+        }
+        count[5][dti]++;
+        cases++;
+        th_tensor_release(y);
+        th_tensor_release(x);
+        th_tensor_release(o);
+    }
+    th_tensor_release(x64);
+    th_tensor_release(ref);
+}
+
 static void one_case(const char *line)
 {
+    if (strstr(line, " pad ")) {
+        pad_case(line);
+        return;
+    }
     char name[64], opn[32], dtn[16];
     long long groups, s[3], p[3], d[3], kk[2];
     int has_b, layout;
@@ -228,12 +299,12 @@ int main(int argc, char **argv)
     while (index && fgets(line, sizeof line, index)) one_case(line);
     if (index) fclose(index);
     printf("conv_torch: %d cases against torch float64; worst error (convolutions: epsilons of the dtype relative "
-           "to the sum of |products|; pools: ulps):\n", cases);
+           "to the sum of |products|; pools: ulps; pad: exact):\n", cases);
     for (int op = 0; op < NOPS; op++) {
         printf("  %-11s", ops[op]);
         for (int dd = 0; dd < 4; dd++) printf("  %s %.3f (%d)", dts[dd], worst[op][dd], count[op][dd]);
         printf("\n");
     }
-    CHECK(cases >= 500);
+    CHECK(cases >= 600);
     return test_end("conv_torch");
 }

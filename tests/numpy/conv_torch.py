@@ -24,9 +24,10 @@ except ImportError:
     print("SKIP: torch cannot be imported by %s" % sys.executable)
     sys.exit(77)
 
-OPS = ['conv1d', 'conv2d', 'conv3d', 'max_pool2d', 'avg_pool2d']
+OPS = ['conv1d', 'conv2d', 'conv3d', 'max_pool2d', 'avg_pool2d', 'pad']
+MODES = ['constant', 'reflect', 'replicate', 'circular']
 DTYPES = {'f32': torch.float32, 'f64': torch.float64, 'f16': torch.float16, 'bf16': torch.bfloat16}
-CASES_PER = {'conv1d': 25, 'conv2d': 40, 'conv3d': 12, 'max_pool2d': 25, 'avg_pool2d': 25}
+CASES_PER = {'conv1d': 25, 'conv2d': 40, 'conv3d': 12, 'max_pool2d': 25, 'avg_pool2d': 25, 'pad': 32}
 
 
 def rounded(a, dtype):
@@ -52,6 +53,36 @@ def conv_case(rng, op, k):
     return groups, c, o, cg, ks, st, di, pa, shape, batched
 
 
+def write_pad(d, rng, name, dt, k, lines):
+    """A pad case: mode k % 4; torch 1.13's non-constant modes take (N, C, spatial) inputs padded over every
+    spatial dim; constant takes any shape and negative pads (crops). Its line: "case pad dtype mode npad value
+    layout pads..."."""
+    mode = MODES[k % 4]
+    while True:
+        if mode == 'constant':
+            ndim = int(rng.integers(1, 5))
+            shape = [int(rng.integers(1, 7)) for _ in range(ndim)]
+            npad = 2 * int(rng.integers(1, ndim + 1))
+            pads = [int(rng.integers(-2, 4)) for _ in range(npad)]
+        else:
+            nsp = int(rng.integers(1, 4))
+            shape = [int(rng.integers(1, 3)), int(rng.integers(1, 3))] + [int(rng.integers(2, 7)) for _ in range(nsp)]
+            npad = 2 * nsp
+            pads = [int(rng.integers(-1 if mode == 'circular' else 0, 4)) for _ in range(npad)]
+        x = rounded(rng.standard_normal(shape), dt)
+        value = float(rng.standard_normal()) if k % 8 < 4 else 0.0
+        try:
+            ref = F.pad(x, pads, mode=mode, value=value) if mode == 'constant' else F.pad(x, pads, mode=mode)
+        except (RuntimeError, IndexError, NotImplementedError, ValueError):
+            continue  # a pad this mode cannot take (wider than the dim): draw again
+        if mode == 'constant':
+            ref = F.pad(x, pads, mode=mode, value=float(rounded(np.array(value), dt)))
+        break
+    np.save(os.path.join(d, name + '_x.npy'), x.numpy())
+    np.save(os.path.join(d, name + '_ref.npy'), ref.numpy())
+    lines.append(' '.join(str(v) for v in [name, 'pad', dt, k % 4, npad, repr(value), k % 4] + pads))
+
+
 def write(d):
     os.makedirs(d, exist_ok=True)
     rng = np.random.default_rng(16)
@@ -62,6 +93,10 @@ def write(d):
             for k in range(CASES_PER[op]):
                 name = 'c%d' % case
                 has_b = 0
+                if op == 'pad':
+                    write_pad(d, rng, name, dt, k, lines)
+                    case += 1
+                    continue
                 if op.startswith('conv'):
                     groups, c, o, cg, ks, st, di, pa, shape, batched = conv_case(rng, op, k)
                     x = rounded(rng.standard_normal(shape), dt)
