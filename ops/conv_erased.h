@@ -506,20 +506,27 @@ TH__MAYBE_UNUSED static th_tensor *th__pad_run(const char *fn, th_tensor *out, c
     if (!result) return NULL;
     int64_t total = th__numel(result);
     if (total == 0) return result;
-    th_tensor *xu = NULL, *xc = NULL, *y = result, *tmp = NULL, *v64 = NULL, *vt = NULL;
+    th_tensor *xu = NULL, *xc = NULL, *y = result, *tmp = NULL;
     int status = TH_OK;
+    /* the constant as one element of x's dtype, rounded once */
+    union {
+        double d;
+        float f;
+        th_float16 h;
+        th_bfloat16 b;
+    } v;
+    if (x->dtype == TH_F64) v.d = value;
+    else if (x->dtype == TH_F32) v.f = (float)value;
+    else if (x->dtype == TH_F16) v.h = th_float16_from_double(value);
+    else v.b = th_bfloat16_from_double(value);
     size_t es = th_dtype_info(x->dtype)->size;
     if (!(xu = th__unalias(fn, result, x)) || !(xc = th__conv_dense(fn, x->dtype, xu))) goto fail;
     if (!th_tensor_is_contiguous(result)) {
         if (!(tmp = th__tensor_empty(fn, x->dtype, nd, rs))) goto fail;
         y = tmp;
     }
-    /* the constant as one element of x's dtype */
-    if (!(v64 = th__tensor_empty(fn, TH_F64, 0, NULL)) || !(vt = th__tensor_empty(fn, x->dtype, 0, NULL))) goto fail;
-    *(double *)th_tensor_data(v64) = value;
-    if (th_tensor_copy(vt, v64)) goto fail;
     {
-        const char *xd = (const char *)th_tensor_data(xc), *vd = (const char *)th_tensor_data(vt);
+        const char *xd = (const char *)th_tensor_data(xc), *vd = (const char *)&v;
         char *yd = (char *)th_tensor_data(y);
         int64_t idx[TH_MAX_DIMS] = {0}, xstr[TH_MAX_DIMS];
         int64_t span = 1;
@@ -560,8 +567,6 @@ done:
     th_tensor_release(xu);
     th_tensor_release(xc);
     th_tensor_release(tmp);
-    th_tensor_release(v64);
-    th_tensor_release(vt);
     if (status != TH_OK) {
         th_tensor_release(result);
         return NULL;
