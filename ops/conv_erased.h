@@ -138,15 +138,19 @@ static void th__conv_gemm(bool f64, int64_t m, int64_t n, int64_t k, const void 
                             for (int64_t ob = 0; ob < g->out[1]; ob++) {                                            \
                                 int64_t ib = ob * g->s[1] - g->p[1] + kb * g->d[1];                                 \
                                 bool rowin = ia >= 0 && ia < g->in[0] && ib >= 0 && ib < g->in[1];                  \
-                                const T *row = plane + (ia * g->in[1] + ib) * g->in[2];                             \
+                                const T *row = rowin ? plane + (ia * g->in[1] + ib) * g->in[2] : plane;             \
                                 int64_t off = kc * g->d[2] - g->p[2];                                               \
                                 if (!rowin) {                                                                       \
                                     for (int64_t oc = 0; oc < g->out[2]; oc++) *cs++ = 0;                           \
-                                } else if (g->s[2] == 1) {                                                          \
-                                    for (int64_t oc = 0; oc < g->out[2]; oc++) {                                    \
-                                        int64_t ic = oc + off;                                                      \
-                                        *cs++ = ic >= 0 && ic < g->in[2] ? row[ic] : (T)0;                          \
-                                    }                                                                               \
+                                } else if (g->s[2] == 1) { /* zeros, one copied run, zeros */                      \
+                                    int64_t a0 = -off < 0 ? 0 : -off, a1 = g->in[2] - off;                          \
+                                    if (a0 > g->out[2]) a0 = g->out[2];                                             \
+                                    if (a1 > g->out[2]) a1 = g->out[2];                                             \
+                                    if (a1 < a0) a1 = a0;                                                           \
+                                    for (int64_t oc = 0; oc < a0; oc++) *cs++ = 0;                                  \
+                                    if (a1 > a0) memcpy(cs, row + a0 + off, (size_t)(a1 - a0) * sizeof(T));         \
+                                    cs += a1 - a0;                                                                  \
+                                    for (int64_t oc = a1; oc < g->out[2]; oc++) *cs++ = 0;                          \
                                 } else {                                                                            \
                                     for (int64_t oc = 0; oc < g->out[2]; oc++) {                                    \
                                         int64_t ic = oc * g->s[2] + off;                                            \
