@@ -108,6 +108,7 @@ extern "C" {
 #include "ops/random_erased.h"
 #include "ops/linalg_erased.h"
 #include "ops/nn_erased.h"
+#include "ops/conv_erased.h"
 #include "ops/lapack_erased.h"
 
 /* Every per-dtype function: tensor_generic.h (which includes the op families of ops/) stamped for every

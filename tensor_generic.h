@@ -711,6 +711,7 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 #include "ops/sort.h"
 #include "ops/linalg.h"
 #include "ops/nn.h"
+#include "ops/conv.h"
 #include "ops/lapack.h"
 
 #ifdef TH__DEFINING

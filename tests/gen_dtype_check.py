@@ -33,7 +33,7 @@ SCALARS = {
     'lo': '0', 'hi': '2', 'mean': '0', 'std': '1', 'lambda': '1', 'p': '1',
     'keepdim': 'false', 'descending': 'false', 'largest': 'true', 'sorted': 'true', 'replacement': 'true',
     'accumulate': 'false', 'gen': 'NULL', 'f': 'dc_devnull',
-    'normalized_ndim': '2', 'eps': '1e-5',
+    'normalized_ndim': '2', 'eps': '1e-5', 'npad': '2', 'mode': 'TH_PAD_CONSTANT', 'value': '0',
 }
 POINTERS = {
     ('const int64_t *', 'sizes'): '(const int64_t[]){2, 2}',
@@ -42,6 +42,10 @@ POINTERS = {
     ('const int64_t *', 'idx'): '(const int64_t[]){0, 0}',
     ('const int *', 'dims'): None,  # by verb, below
     ('int64_t *', 'count'): '&count',
+    ('const int64_t *', 'kernel'): '(const int64_t[]){1, 1}',
+    ('const th_conv_opts *', 'opts'): 'NULL',
+    ('const th_pool_opts *', 'opts'): 'NULL',
+    ('const int64_t *', 'pads'): '(const int64_t[]){0, 0}',
 }
 DIMS = {'permute': '(const int[]){1, 0}', 'flip': '(const int[]){0}', 'flip_out': '(const int[]){0}'}
 K = {'topk': '2', 'topk_out': '2'}  # topk keeps the 2x2 shape, so the outs fit; diag, tril and triu take 0
@@ -60,6 +64,12 @@ PRODUCTS = {
 LAPACK = {'solve': {}, 'inv': {}, 'det': {'out': []}, 'slogdet': {'sign': [], 'logabsdet': []}, 'cholesky': {},
           'qr': {}, 'eigh': {'eigenvalues': [1]}, 'svd': {'S': [1]}, 'svdvals': {'out': [1]}}
 LAPACK_ONLY = ('qr', 'eigh', 'svd', 'svdvals')
+# ops/conv.h: operand shapes a call accepts, by verb and parameter name (1x1 kernels, unit pooling windows).
+CONV = {'conv1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': [1, 1, 2]},
+        'conv2d': {'input': [1, 1, 2, 2], 'weight': [1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 2, 2]},
+        'conv3d': {'input': [1, 1, 1, 2, 2], 'weight': [1, 1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 1, 2, 2]},
+        'max_pool2d': {'input': [1, 2, 2], 'out': [1, 2, 2], 'indices_out': [1, 2, 2]},
+        'avg_pool2d': {'input': [1, 2, 2], 'out': [1, 2, 2]}}
 PRODUCT_OF = {'dot': 'dot', 'mv': 'mv', 'addmv': 'mv', 'mm': 'mm', 'addmm': 'mm', 'bmm': 'bmm',
               'baddbmm': 'bmm', 'matmul': 'matmul', 'outer': 'outer', 'addr': 'outer'}
 
@@ -103,6 +113,8 @@ def shape_of(verb, pname, sfx_param):
         return shape, label
     if base in LAPACK:
         return LAPACK[base].get(pname, [1, 1]), pname
+    if base in CONV:
+        return CONV[base][pname], pname
     if pname == 'index' and base == 'index_select':
         return [2], 'index'
     if verb.endswith('_all_out') and pname == 'out':

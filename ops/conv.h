@@ -1,0 +1,165 @@
+/* ops/conv.h: convolution, pooling and padding: conv1d, conv2d, conv3d, max_pool2d, avg_pool2d, pad. Stamped per dtype
+ * through tensor_generic.h for the floating dtypes (f16 and bf16 compute in float); the front doors only check
+ * the dtypes, the work is done once for every dtype in ops/conv_erased.h. docs/nn.md. */
+#if defined(TH_REAL_IS_FLOATING)
+#ifndef TH__DEFINING
+
+/* Every function here: tensors of any strides; the new forms return a new contiguous tensor (NULL on error),
+ * the _out forms write into out, which must have the result's shape and this dtype (any strides) and return 0
+ * or a negative status. Errors: NULL input or weight (TH_ERR_INVALID), a tensor of another dtype
+ * (TH_ERR_DTYPE), device memory (TH_ERR_DEVICE), wrong shapes (TH_ERR_SHAPE), a negative option
+ * (TH_ERR_INVALID), an out of the wrong shape (TH_ERR_SHAPE), read-only (TH_ERR_READ_ONLY) or whose elements
+ * overlap (TH_ERR_INVALID), out of memory (TH_ERR_NOMEM). */
+
+/* torch.nn.functional.conv1d/conv2d/conv3d: input (N, C, spatial...) or unbatched (C, spatial...), weight
+ * (O, C / groups, kernel...), bias NULL or (O); opts NULL or a th_conv_opts (zero: the default). The result
+ * is (N, O, out...) or (O, out...) with out = (in + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1.
+ * Errors: groups not dividing C or O, a weight whose second size is not C / groups, a bias not (O), a kernel
+ * larger than the padded input (TH_ERR_SHAPE); a negative stride, padding, dilation or groups
+ * (TH_ERR_INVALID). */
+TH_API TH_NAME(tensor) *TH_NAME(conv1d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                                        const TH_NAME(tensor) *bias, const th_conv_opts *opts);
+TH_API int TH_NAME(conv1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                               const TH_NAME(tensor) *bias, const th_conv_opts *opts);
+TH_API TH_NAME(tensor) *TH_NAME(conv2d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                                        const TH_NAME(tensor) *bias, const th_conv_opts *opts);
+TH_API int TH_NAME(conv2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                               const TH_NAME(tensor) *bias, const th_conv_opts *opts);
+TH_API TH_NAME(tensor) *TH_NAME(conv3d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                                        const TH_NAME(tensor) *bias, const th_conv_opts *opts);
+TH_API int TH_NAME(conv3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                               const TH_NAME(tensor) *bias, const th_conv_opts *opts);
+
+/* torch.nn.functional.max_pool2d (ceil_mode false): input (N, C, H, W) or (C, H, W), kernel[2] >= 1, opts
+ * NULL or a th_pool_opts (stride 0: the kernel; padding at most half the kernel; dilation). A NaN in a window
+ * is its maximum. indices, when not NULL, gets a new i64 tensor of the result's shape: each maximum's index
+ * h * W + w in its input plane (NULL on error); indices_out of the _out form may be NULL. Errors: kernel < 1,
+ * negative options, padding over half the kernel (TH_ERR_INVALID), a window larger than the padded input
+ * (TH_ERR_SHAPE). */
+TH_API TH_NAME(tensor) *TH_NAME(max_pool2d)(const TH_NAME(tensor) *input, const int64_t *kernel,
+                                            const th_pool_opts *opts, th_i64_tensor **indices);
+TH_API int TH_NAME(max_pool2d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
+                                   const int64_t *kernel, const th_pool_opts *opts);
+/* torch.nn.functional.avg_pool2d with its defaults (count_include_pad true, ceil_mode false): each window's
+ * sum over the window's size clipped to the padded input. Errors as max_pool2d, and a dilation other than 1. */
+TH_API TH_NAME(tensor) *TH_NAME(avg_pool2d)(const TH_NAME(tensor) *input, const int64_t *kernel,
+                                            const th_pool_opts *opts);
+TH_API int TH_NAME(avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
+                                   const th_pool_opts *opts);
+
+/* torch.nn.functional.pad: x of any shape padded over its last npad / 2 dims in F.pad's order (pads[0] and
+ * pads[1] before and after the last dim, pads[2] and pads[3] the one before, ...); a negative pad crops, and
+ * the other modes then fill from the cropped input (as torch's circular mode does). mode
+ * TH_PAD_CONSTANT fills with value (rounded to the dtype); TH_PAD_REFLECT mirrors (each pad less than the dim's
+ * size), TH_PAD_REPLICATE repeats the edge (the dim not empty), TH_PAD_CIRCULAR wraps (each pad at most the
+ * size). Errors: npad odd, negative or over twice x's dims, NULL pads, a mode outside the enum
+ * (TH_ERR_INVALID), a pad the mode cannot take or a negative resulting size (TH_ERR_SHAPE). */
+TH_API TH_NAME(tensor) *TH_NAME(pad)(const TH_NAME(tensor) *x, int npad, const int64_t *pads, th_pad_mode mode,
+                                     double value);
+TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int npad, const int64_t *pads,
+                            th_pad_mode mode, double value);
+
+#else /* definitions */
+
+TH_API TH_NAME(tensor) *TH_NAME(conv1d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                                        const TH_NAME(tensor) *bias, const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias)) return NULL;
+    return TH__T(th__conv_run(TH__FN(conv1d), 1, NULL, TH__B(input), TH__B(weight), TH__B(bias), opts));
+}
+
+TH_API int TH_NAME(conv1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                               const TH_NAME(tensor) *bias, const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv1d_out), "NULL out");
+    return th__conv_status(
+        th__conv_run(TH__FN(conv1d_out), 1, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(conv2d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                                        const TH_NAME(tensor) *bias, const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias)) return NULL;
+    return TH__T(th__conv_run(TH__FN(conv2d), 2, NULL, TH__B(input), TH__B(weight), TH__B(bias), opts));
+}
+
+TH_API int TH_NAME(conv2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                               const TH_NAME(tensor) *bias, const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv2d_out), "NULL out");
+    return th__conv_status(
+        th__conv_run(TH__FN(conv2d_out), 2, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(conv3d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                                        const TH_NAME(tensor) *bias, const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias)) return NULL;
+    return TH__T(th__conv_run(TH__FN(conv3d), 3, NULL, TH__B(input), TH__B(weight), TH__B(bias), opts));
+}
+
+TH_API int TH_NAME(conv3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                               const TH_NAME(tensor) *bias, const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv3d_out), "NULL out");
+    return th__conv_status(
+        th__conv_run(TH__FN(conv3d_out), 3, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(max_pool2d)(const TH_NAME(tensor) *input, const int64_t *kernel,
+                                            const th_pool_opts *opts, th_i64_tensor **indices)
+{
+    if (indices) *indices = NULL;
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__pool_run(TH__FN(max_pool2d), true, NULL, NULL, (th_tensor **)indices, TH__B(input), kernel, opts));
+}
+
+TH_API int TH_NAME(max_pool2d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
+                                   const int64_t *kernel, const th_pool_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || th__dtype_mismatch(__func__, "indices_out", TH__B(indices_out), TH_I64) ||
+        TH__WRONG_DTYPE(input))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(max_pool2d_out), "NULL out");
+    return th__conv_status(
+        th__pool_run(TH__FN(max_pool2d_out), true, TH__B(out), TH__B(indices_out), NULL, TH__B(input), kernel, opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(avg_pool2d)(const TH_NAME(tensor) *input, const int64_t *kernel,
+                                            const th_pool_opts *opts)
+{
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__pool_run(TH__FN(avg_pool2d), false, NULL, NULL, NULL, TH__B(input), kernel, opts));
+}
+
+TH_API int TH_NAME(avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
+                                   const th_pool_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(avg_pool2d_out), "NULL out");
+    return th__conv_status(th__pool_run(TH__FN(avg_pool2d_out), false, TH__B(out), NULL, NULL, TH__B(input), kernel, opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(pad)(const TH_NAME(tensor) *x, int npad, const int64_t *pads, th_pad_mode mode,
+                                     double value)
+{
+    if (TH__WRONG_DTYPE(x)) return NULL;
+    return TH__T(th__pad_run(TH__FN(pad), NULL, TH__B(x), npad, pads, mode, value));
+}
+
+TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int npad, const int64_t *pads,
+                            th_pad_mode mode, double value)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(pad_out), "NULL out");
+    return th__conv_status(th__pad_run(TH__FN(pad_out), TH__B(out), TH__B(x), npad, pads, mode, value));
+}
+
+#endif /* definitions */
+#endif /* TH_REAL_IS_FLOATING */

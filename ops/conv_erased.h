@@ -1,0 +1,589 @@
+/* ops/conv_erased.h: convolution and pooling, written once for f32, f64, f16 and bf16: conv1d/2d/3d (im2col
+ * into a contiguous buffer per batch item and group, then one matrix product: CBLAS sgemm/dgemm when built
+ * with TH_USE_CBLAS and th_linalg_blas() is on, else a loop here), max_pool2d (with indices) and avg_pool2d.
+ * ops/conv.h holds the typed front doors, which check the dtypes and call th__conv_run / th__pool_run here.
+ * Every call works in the compute type (double for f64, float otherwise) on contiguous copies of what is not
+ * already so, and rounds once into the result. Included twice by tensor.h: the option structs (public), and in
+ * the implementation the definitions. docs/nn.md. */
+#ifndef TH__DEFINING
+
+/* The options of conv1d/2d/3d: index d of each array is spatial dim d (conv1d uses index 0, conv2d 0 and 1).
+ * Zero means the default: stride 1, padding 0, dilation 1, groups 1; a NULL pointer means every default.
+ * Negative values are errors. */
+typedef struct th_conv_opts {
+    int64_t stride[3], padding[3], dilation[3];
+    int64_t groups;
+} th_conv_opts;
+
+/* The options of the pooling functions, likewise: zero means the default (stride: the kernel's size; padding
+ * 0; dilation 1, which is the only one avg_pool2d takes). */
+typedef struct th_pool_opts {
+    int64_t stride[3], padding[3], dilation[3];
+} th_pool_opts;
+
+/* How pad fills what lies outside the input, as torch.nn.functional.pad's modes. */
+typedef enum th_pad_mode {
+    TH_PAD_CONSTANT,  /* the value given */
+    TH_PAD_REFLECT,   /* the input mirrored about its edge elements (which are not repeated) */
+    TH_PAD_REPLICATE, /* the edge element repeated */
+    TH_PAD_CIRCULAR   /* the input repeated: the other end's elements */
+} th_pad_mode;
+
+#else
+
+/* One call's geometry, every spatial dim count padded to 3 with size-1 dims in front. */
+typedef struct th__conv_geo {
+    int64_t n, c, o, g;               /* batch, input channels, output channels (pool: c), groups */
+    int64_t in[3], k[3], out[3];      /* input, kernel and output spatial sizes */
+    int64_t s[3], p[3], d[3];         /* stride, padding, dilation */
+    int64_t inl, kl, outl;            /* their products */
+} th__conv_geo;
+
+/* Spatial dim i of nsp from an options array (NULL: every default) into dim 3 - nsp + i of g; def is the
+ * default for zero; name and what for the message. */
+static int th__conv_opt(const char *fn, const int64_t *a, int nsp, int64_t def, int64_t *dst, const char *name,
+                        bool positive)
+{
+    for (int i = 0; i < 3; i++) dst[i] = i < 3 - nsp ? (positive ? 1 : 0) : def;
+    if (!a) return TH_OK;
+    for (int i = 0; i < nsp; i++) {
+        if (a[i] < 0) return th__fail(TH_ERR_INVALID, fn, "%s[%d] is %lld; it must be >= 0 (0: the default)", name, i, (long long)a[i]);
+        if (a[i] > 0) dst[3 - nsp + i] = a[i];
+    }
+    return TH_OK;
+}
+
+/* The output sizes of g from its input, kernel, stride, padding and dilation. */
+static int th__conv_out_sizes(const char *fn, int nsp, th__conv_geo *g)
+{
+    g->inl = g->kl = g->outl = 1;
+    for (int i = 0; i < 3 - nsp; i++) g->out[i] = 1;
+    for (int i = 3 - nsp; i < 3; i++) {
+        int64_t eff = g->d[i] * (g->k[i] - 1) + 1, padded = g->in[i] + 2 * g->p[i];
+        if (g->k[i] < 1) return th__fail(TH_ERR_SHAPE, fn, "kernel size %lld in spatial dim %d; it must be >= 1", (long long)g->k[i], i - (3 - nsp));
+        if (padded < eff)
+            return th__fail(TH_ERR_SHAPE, fn,
+                            "the kernel (%lld, dilated to %lld) is larger than the padded input (%lld + 2 * %lld = %lld) in spatial dim %d",
+                            (long long)g->k[i], (long long)eff, (long long)g->in[i], (long long)g->p[i], (long long)padded,
+                            i - (3 - nsp));
+        g->out[i] = (padded - eff) / g->s[i] + 1;
+    }
+    for (int i = 0; i < 3; i++) {
+        g->inl *= g->in[i];
+        g->kl *= g->k[i];
+        g->outl *= g->out[i];
+    }
+    return TH_OK;
+}
+
+/* t as a contiguous tensor of dtype ct (t itself retained where it already is one). NULL on error. */
+static th_tensor *th__conv_dense(const char *fn, th_dtype ct, const th_tensor *t)
+{
+    if (t->dtype == ct && th_tensor_is_contiguous(t)) return th_tensor_retain((th_tensor *)t);
+    return th__convert_new(fn, ct, t);
+}
+
+/* C (m x n, row stride ldc) = A (m x k, row stride lda) @ B (k x n, row stride ldb), every one row-major, in
+ * double when f64 else float. */
+static void th__conv_gemm(bool f64, int64_t m, int64_t n, int64_t k, const void *A, int64_t lda, const void *B,
+                          int64_t ldb, void *C, int64_t ldc)
+{
+#ifdef TH_USE_CBLAS
+    if (th_linalg_blas() && m <= INT_MAX && n <= INT_MAX && k <= INT_MAX && lda <= INT_MAX && ldb <= INT_MAX &&
+        ldc <= INT_MAX && m > 0 && n > 0 && k > 0) {
+        if (f64)
+            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, (const double *)A,
+                        (int)lda, (const double *)B, (int)ldb, 0.0, (double *)C, (int)ldc);
+        else
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, (const float *)A,
+                        (int)lda, (const float *)B, (int)ldb, 0.0f, (float *)C, (int)ldc);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < m; i++) {
+        if (f64) {
+            double *c = (double *)C + i * ldc;
+            const double *a = (const double *)A + i * lda;
+            for (int64_t j = 0; j < n; j++) c[j] = 0;
+            for (int64_t l = 0; l < k; l++) {
+                const double *b = (const double *)B + l * ldb;
+                double av = a[l];
+                for (int64_t j = 0; j < n; j++) c[j] += av * b[j];
+            }
+        } else {
+            float *c = (float *)C + i * ldc;
+            const float *a = (const float *)A + i * lda;
+            for (int64_t j = 0; j < n; j++) c[j] = 0;
+            for (int64_t l = 0; l < k; l++) {
+                const float *b = (const float *)B + l * ldb;
+                float av = a[l];
+                for (int64_t j = 0; j < n; j++) c[j] += av * b[j];
+            }
+        }
+    }
+}
+
+/* im2col of one group of one batch item: x is cg planes of g->inl elements, col gets cg * kl rows of outl. */
+#define TH__CONV_IM2COL(T)                                                                                          \
+    do {                                                                                                            \
+        const T *xs = (const T *)xp;                                                                                \
+        T *cs = (T *)col;                                                                                           \
+        for (int64_t c = 0; c < cg; c++)                                                                            \
+            for (int64_t ka = 0; ka < g->k[0]; ka++)                                                                \
+                for (int64_t kb = 0; kb < g->k[1]; kb++)                                                            \
+                    for (int64_t kc = 0; kc < g->k[2]; kc++) {                                                      \
+                        const T *plane = xs + c * g->inl;                                                           \
+                        for (int64_t oa = 0; oa < g->out[0]; oa++) {                                                \
+                            int64_t ia = oa * g->s[0] - g->p[0] + ka * g->d[0];                                     \
+                            for (int64_t ob = 0; ob < g->out[1]; ob++) {                                            \
+                                int64_t ib = ob * g->s[1] - g->p[1] + kb * g->d[1];                                 \
+                                bool rowin = ia >= 0 && ia < g->in[0] && ib >= 0 && ib < g->in[1];                  \
+                                const T *row = rowin ? plane + (ia * g->in[1] + ib) * g->in[2] : plane;             \
+                                int64_t off = kc * g->d[2] - g->p[2];                                               \
+                                if (!rowin) {                                                                       \
+                                    for (int64_t oc = 0; oc < g->out[2]; oc++) *cs++ = 0;                           \
+                                } else if (g->s[2] == 1) { /* zeros, one copied run, zeros */                      \
+                                    int64_t a0 = -off < 0 ? 0 : -off, a1 = g->in[2] - off;                          \
+                                    if (a0 > g->out[2]) a0 = g->out[2];                                             \
+                                    if (a1 > g->out[2]) a1 = g->out[2];                                             \
+                                    if (a1 < a0) a1 = a0;                                                           \
+                                    for (int64_t oc = 0; oc < a0; oc++) *cs++ = 0;                                  \
+                                    if (a1 > a0) memcpy(cs, row + a0 + off, (size_t)(a1 - a0) * sizeof(T));         \
+                                    cs += a1 - a0;                                                                  \
+                                    for (int64_t oc = a1; oc < g->out[2]; oc++) *cs++ = 0;                          \
+                                } else {                                                                            \
+                                    for (int64_t oc = 0; oc < g->out[2]; oc++) {                                    \
+                                        int64_t ic = oc * g->s[2] + off;                                            \
+                                        *cs++ = ic >= 0 && ic < g->in[2] ? row[ic] : (T)0;                          \
+                                    }                                                                               \
+                                }                                                                                   \
+                            }                                                                                       \
+                        }                                                                                           \
+                    }                                                                                               \
+    } while (0)
+
+static void th__conv_im2col(bool f64, const th__conv_geo *g, int64_t cg, const char *xp, void *col)
+{
+    if (f64)
+        TH__CONV_IM2COL(double);
+    else
+        TH__CONV_IM2COL(float);
+}
+#undef TH__CONV_IM2COL
+
+/* The input's shape: batched (N, C, spatial...) or not (C, spatial...); sets g->n (1 unbatched), g->c, g->in. */
+static int th__conv_input(const char *fn, const char *what, int nsp, const th_tensor *x, th__conv_geo *g, bool *batched)
+{
+    if (x->ndim != nsp + 1 && x->ndim != nsp + 2) {
+        char a[160];
+        th__shape_string(x->ndim, x->sizes, a, sizeof a);
+        return th__fail(TH_ERR_SHAPE, fn, "input has shape %s (%d dims); %s takes %d (C, spatial) or %d (N, C, spatial) dims", a,
+                        x->ndim, what, nsp + 1, nsp + 2);
+    }
+    *batched = x->ndim == nsp + 2;
+    int b = *batched ? 1 : 0;
+    g->n = *batched ? x->sizes[0] : 1;
+    g->c = x->sizes[b];
+    for (int i = 0; i < 3; i++) g->in[i] = i < 3 - nsp ? 1 : x->sizes[b + 1 + i - (3 - nsp)];
+    return TH_OK;
+}
+
+static int th__conv_host(const char *fn, const char *name, const th_tensor *t)
+{
+    if (!th_device_is_host(t->storage->device))
+        return th__fail(TH_ERR_DEVICE, fn, "%s is on device type %d, which the host cannot touch", name,
+                        (int)t->storage->device.type);
+    return th__check_fits(fn, t);
+}
+
+/* conv1d/2d/3d (nsp spatial dims) of x with weight (O, C/groups, kernel...) and bias (NULL or O) into out
+ * (NULL: a new tensor). Returns the result (out retained) or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__conv_run(const char *fn, int nsp, th_tensor *out, const th_tensor *x,
+                                                const th_tensor *w, const th_tensor *bias, const th_conv_opts *o)
+{
+    static const char *names[4] = {"", "conv1d", "conv2d", "conv3d"};
+    if (!x || !w) return th__fail(TH_ERR_INVALID, fn, "NULL %s", x ? "weight" : "input"), NULL;
+    if (th__conv_host(fn, "input", x) || th__conv_host(fn, "weight", w) || (bias && th__conv_host(fn, "bias", bias)))
+        return NULL;
+    th__conv_geo g;
+    bool batched;
+    if (th__conv_input(fn, names[nsp], nsp, x, &g, &batched)) return NULL;
+    if (w->ndim != nsp + 2) {
+        char a[160];
+        th__shape_string(w->ndim, w->sizes, a, sizeof a);
+        return th__fail(TH_ERR_SHAPE, fn, "weight has shape %s (%d dims); %s takes %d (out channels, in channels / groups, kernel)",
+                        a, w->ndim, names[nsp], nsp + 2),
+               NULL;
+    }
+    if (o && o->groups < 0) return th__fail(TH_ERR_INVALID, fn, "groups is %lld; it must be >= 0 (0: 1)", (long long)o->groups), NULL;
+    g.g = o && o->groups > 0 ? o->groups : 1;
+    g.o = w->sizes[0];
+    if (g.c % g.g || g.o % g.g)
+        return th__fail(TH_ERR_SHAPE, fn, "groups %lld does not divide the %s's %lld channels", (long long)g.g,
+                        g.c % g.g ? "input" : "weight's output", (long long)(g.c % g.g ? g.c : g.o)),
+               NULL;
+    if (w->sizes[1] != g.c / g.g)
+        return th__fail(TH_ERR_SHAPE, fn,
+                        "weight has %lld input channels per group; the input's %lld channels in %lld groups need %lld",
+                        (long long)w->sizes[1], (long long)g.c, (long long)g.g, (long long)(g.c / g.g)),
+               NULL;
+    if (bias && (bias->ndim != 1 || bias->sizes[0] != g.o)) {
+        char a[160];
+        th__shape_string(bias->ndim, bias->sizes, a, sizeof a);
+        return th__fail(TH_ERR_SHAPE, fn, "bias has shape %s; the weight's %lld output channels need (%lld)", a,
+                        (long long)g.o, (long long)g.o),
+               NULL;
+    }
+    if (th__conv_opt(fn, o ? o->stride : NULL, nsp, 1, g.s, "stride", true) ||
+        th__conv_opt(fn, o ? o->padding : NULL, nsp, 0, g.p, "padding", false) ||
+        th__conv_opt(fn, o ? o->dilation : NULL, nsp, 1, g.d, "dilation", true))
+        return NULL;
+    for (int i = 0; i < 3; i++) g.k[i] = i < 3 - nsp ? 1 : w->sizes[2 + i - (3 - nsp)];
+    if (th__conv_out_sizes(fn, nsp, &g)) return NULL;
+
+    int64_t rs[TH_MAX_DIMS];
+    int rn = 0;
+    if (batched) rs[rn++] = g.n;
+    rs[rn++] = g.o;
+    for (int i = 3 - nsp; i < 3; i++) rs[rn++] = g.out[i];
+    th_tensor *result = th__result(fn, out, x->dtype, rn, rs);
+    if (!result) return NULL;
+    if (th__numel(result) == 0) return result;
+
+    bool f64 = x->dtype == TH_F64;
+    th_dtype ct = f64 ? TH_F64 : TH_F32;
+    size_t es = f64 ? sizeof(double) : sizeof(float);
+    th_tensor *xu = NULL, *wu = NULL, *bu = NULL, *xc = NULL, *wc = NULL, *bc = NULL, *y = result, *tmp = NULL;
+    void *col = NULL;
+    int status = TH_OK;
+    if (!(xu = th__unalias(fn, result, x)) || !(wu = th__unalias(fn, result, w)) ||
+        (bias && !(bu = th__unalias(fn, result, bias))))
+        goto fail;
+    if (!(xc = th__conv_dense(fn, ct, xu)) || !(wc = th__conv_dense(fn, ct, wu)) || (bu && !(bc = th__conv_dense(fn, ct, bu))))
+        goto fail;
+    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
+        if (!(tmp = th__tensor_empty(fn, ct, rn, rs))) goto fail;
+        y = tmp;
+    }
+    int64_t cg = g.c / g.g, og = g.o / g.g, kk = cg * g.kl;
+    bool direct = g.kl == 1 && g.outl == g.inl; /* a 1x1 kernel, stride 1, no padding: x is its own col */
+    for (int i = 0; direct && i < 3; i++) direct = g.s[i] == 1 && g.p[i] == 0;
+    if (!direct && kk > 0) {
+        if ((uint64_t)kk > SIZE_MAX / es / (uint64_t)g.outl || !(col = malloc((size_t)kk * (size_t)g.outl * es))) {
+            th__fail(TH_ERR_NOMEM, fn, "out of memory for the im2col buffer of %lld x %lld elements", (long long)kk,
+                     (long long)g.outl);
+            goto fail;
+        }
+    }
+    const char *xd = (const char *)th_tensor_data(xc), *wd = (const char *)th_tensor_data(wc);
+    char *yd = (char *)th_tensor_data(y);
+    for (int64_t n = 0; n < g.n; n++)
+        for (int64_t gi = 0; gi < g.g; gi++) {
+            const char *xp = xd + (size_t)((n * g.c + gi * cg) * g.inl) * es;
+            char *yp = yd + (size_t)((n * g.o + gi * og) * g.outl) * es;
+            const char *wp = wd + (size_t)(gi * og * kk) * es;
+            if (kk == 0) {
+                memset(yp, 0, (size_t)(og * g.outl) * es);
+                continue;
+            }
+            const void *b = xp;
+            if (!direct) {
+                th__conv_im2col(f64, &g, cg, xp, col);
+                b = col;
+            }
+            th__conv_gemm(f64, og, g.outl, kk, wp, kk, b, g.outl, yp, g.outl);
+        }
+    if (bc) {
+        const char *bd = (const char *)th_tensor_data(bc);
+        for (int64_t n = 0; n < g.n; n++)
+            for (int64_t oc = 0; oc < g.o; oc++) {
+                char *yp = yd + (size_t)((n * g.o + oc) * g.outl) * es;
+                if (f64) {
+                    double bv = ((const double *)(const void *)bd)[oc];
+                    for (int64_t i = 0; i < g.outl; i++) ((double *)(void *)yp)[i] += bv;
+                } else {
+                    float bv = ((const float *)(const void *)bd)[oc];
+                    for (int64_t i = 0; i < g.outl; i++) ((float *)(void *)yp)[i] += bv;
+                }
+            }
+    }
+    if (tmp && th_tensor_copy(result, tmp)) goto fail;
+    goto done;
+fail:
+    status = th_last_status();
+    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+done:
+    free(col);
+    th_tensor_release(xu);
+    th_tensor_release(wu);
+    th_tensor_release(bu);
+    th_tensor_release(xc);
+    th_tensor_release(wc);
+    th_tensor_release(bc);
+    th_tensor_release(tmp);
+    if (status != TH_OK) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* One plane of pooling in the compute type T: max (with the flat input index of each maximum, NaN winning as
+ * in PyTorch) or the average with the padding counted (count_include_pad). */
+#define TH__POOL_PLANE(T)                                                                                           \
+    do {                                                                                                            \
+        const T *xs = (const T *)xp;                                                                                \
+        T *ys = (T *)yp;                                                                                            \
+        for (int64_t oh = 0; oh < g->out[1]; oh++)                                                                  \
+            for (int64_t ow = 0; ow < g->out[2]; ow++) {                                                            \
+                int64_t h0 = oh * g->s[1] - g->p[1], w0 = ow * g->s[2] - g->p[2];                                   \
+                if (is_max) {                                                                                       \
+                    T best = (T)-INFINITY;                                                                          \
+                    int64_t at = -1;                                                                                \
+                    for (int64_t kh = 0; kh < g->k[1]; kh++) {                                                      \
+                        int64_t ih = h0 + kh * g->d[1];                                                             \
+                        if (ih < 0 || ih >= g->in[1]) continue;                                                     \
+                        for (int64_t kw = 0; kw < g->k[2]; kw++) {                                                  \
+                            int64_t iw = w0 + kw * g->d[2];                                                         \
+                            if (iw < 0 || iw >= g->in[2]) continue;                                                 \
+                            T v = xs[ih * g->in[2] + iw];                                                           \
+                            if (at < 0 || v > best || isnan(v)) best = v, at = ih * g->in[2] + iw;                  \
+                        }                                                                                           \
+                    }                                                                                               \
+                    *ys++ = best;                                                                                   \
+                    if (ip) *ip++ = at;                                                                             \
+                } else {                                                                                            \
+                    int64_t h1 = h0 + g->k[1], w1 = w0 + g->k[2];                                                   \
+                    int64_t hend = h1 < g->in[1] + g->p[1] ? h1 : g->in[1] + g->p[1];                               \
+                    int64_t wend = w1 < g->in[2] + g->p[2] ? w1 : g->in[2] + g->p[2];                               \
+                    int64_t count = (hend - h0) * (wend - w0);                                                      \
+                    double sum = 0; /* in double: a float sum of mixed signs loses the small averages' bits */     \
+                    for (int64_t ih = h0 > 0 ? h0 : 0; ih < (hend < g->in[1] ? hend : g->in[1]); ih++)              \
+                        for (int64_t iw = w0 > 0 ? w0 : 0; iw < (wend < g->in[2] ? wend : g->in[2]); iw++)          \
+                            sum += xs[ih * g->in[2] + iw];                                                          \
+                    *ys++ = (T)(sum / (double)count);                                                               \
+                }                                                                                                   \
+            }                                                                                                       \
+    } while (0)
+
+static void th__pool_plane(bool f64, bool is_max, const th__conv_geo *g, const char *xp, char *yp, int64_t *ip)
+{
+    if (f64)
+        TH__POOL_PLANE(double);
+    else
+        TH__POOL_PLANE(float);
+}
+#undef TH__POOL_PLANE
+
+/* max_pool2d (is_max; indices, when not NULL, an i64 out of the result's shape) or avg_pool2d of x with
+ * kernel[2] into out (NULL: a new tensor). Returns the result (out retained) or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__pool_run(const char *fn, bool is_max, th_tensor *out, th_tensor *indices_out,
+                                                th_tensor **indices, const th_tensor *x, const int64_t *kernel,
+                                                const th_pool_opts *o)
+{
+    const int nsp = 2;
+    const char *what = is_max ? "max_pool2d" : "avg_pool2d";
+    if (indices) *indices = NULL;
+    if (!x) return th__fail(TH_ERR_INVALID, fn, "NULL input"), NULL;
+    if (!kernel) return th__fail(TH_ERR_INVALID, fn, "NULL kernel"), NULL;
+    if (th__conv_host(fn, "input", x)) return NULL;
+    th__conv_geo g;
+    bool batched;
+    if (th__conv_input(fn, what, nsp, x, &g, &batched)) return NULL;
+    g.o = g.c;
+    g.g = 1;
+    for (int i = 0; i < nsp; i++)
+        if (kernel[i] < 1)
+            return th__fail(TH_ERR_INVALID, fn, "kernel[%d] is %lld; it must be >= 1", i, (long long)kernel[i]), NULL;
+    g.k[0] = 1;
+    g.k[1] = kernel[0];
+    g.k[2] = kernel[1];
+    if (th__conv_opt(fn, o ? o->stride : NULL, nsp, 1, g.s, "stride", true) ||
+        th__conv_opt(fn, o ? o->padding : NULL, nsp, 0, g.p, "padding", false) ||
+        th__conv_opt(fn, o ? o->dilation : NULL, nsp, 1, g.d, "dilation", true))
+        return NULL;
+    for (int i = 0; i < nsp; i++) {
+        if (!o || o->stride[i] == 0) g.s[1 + i] = kernel[i];
+        if (!is_max && g.d[1 + i] != 1)
+            return th__fail(TH_ERR_INVALID, fn, "dilation[%d] is %lld; avg_pool2d takes none (0 or 1)", i,
+                            (long long)g.d[1 + i]),
+                   NULL;
+        if (2 * g.p[1 + i] > kernel[i])
+            return th__fail(TH_ERR_INVALID, fn, "padding[%d] is %lld; it must be at most half the kernel (%lld)", i,
+                            (long long)g.p[1 + i], (long long)kernel[i]),
+                   NULL;
+    }
+    if (th__conv_out_sizes(fn, nsp, &g)) return NULL;
+    int64_t rs[TH_MAX_DIMS];
+    int rn = 0;
+    if (batched) rs[rn++] = g.n;
+    rs[rn++] = g.c;
+    rs[rn++] = g.out[1];
+    rs[rn++] = g.out[2];
+    if (indices_out && th__check_out(fn, indices_out, TH_I64, rn, rs)) return NULL;
+    th_tensor *result = th__result(fn, out, x->dtype, rn, rs);
+    if (!result) return NULL;
+    bool f64 = x->dtype == TH_F64;
+    th_dtype ct = f64 ? TH_F64 : TH_F32;
+    size_t es = f64 ? sizeof(double) : sizeof(float);
+    th_tensor *xu = NULL, *xc = NULL, *y = result, *tmp = NULL, *ix = NULL;
+    int status = TH_OK;
+    bool want_ix = indices || indices_out;
+    if (want_ix && !(ix = th__tensor_empty(fn, TH_I64, rn, rs))) goto fail;
+    if (th__numel(result) == 0) goto finish;
+    if (!(xu = th__unalias(fn, result, x)) || !(xc = th__conv_dense(fn, ct, xu))) goto fail;
+    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
+        if (!(tmp = th__tensor_empty(fn, ct, rn, rs))) goto fail;
+        y = tmp;
+    }
+    {
+        const char *xd = (const char *)th_tensor_data(xc);
+        char *yd = (char *)th_tensor_data(y);
+        int64_t *id = ix ? (int64_t *)th_tensor_data(ix) : NULL;
+        for (int64_t pl = 0; pl < g.n * g.c; pl++)
+            th__pool_plane(f64, is_max, &g, xd + (size_t)(pl * g.inl) * es, yd + (size_t)(pl * g.outl) * es,
+                           id ? id + pl * g.outl : NULL);
+    }
+    if (tmp && th_tensor_copy(result, tmp)) goto fail;
+finish:
+    if (indices_out && th_tensor_copy(indices_out, ix)) goto fail;
+    goto done;
+fail:
+    status = th_last_status();
+    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+done:
+    th_tensor_release(xu);
+    th_tensor_release(xc);
+    th_tensor_release(tmp);
+    if (status != TH_OK || !indices) th_tensor_release(ix);
+    if (status != TH_OK) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    if (indices) *indices = ix;
+    return result;
+}
+
+/* pad: x padded (negative pads crop) over its last npad / 2 dims, pads[2i] before and pads[2i + 1] after dim
+ * ndim - 1 - i, into out (NULL: a new tensor). A copy in x's own dtype, element by element. Returns the result
+ * (out retained) or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__pad_run(const char *fn, th_tensor *out, const th_tensor *x, int npad,
+                                               const int64_t *pads, th_pad_mode mode, double value)
+{
+    static const char *modes[4] = {"constant", "reflect", "replicate", "circular"};
+    if (!x) return th__fail(TH_ERR_INVALID, fn, "NULL x"), NULL;
+    if (th__conv_host(fn, "x", x)) return NULL;
+    if ((int)mode < 0 || (int)mode > 3) return th__fail(TH_ERR_INVALID, fn, "mode %d is no th_pad_mode", (int)mode), NULL;
+    if (npad < 0 || npad % 2 || npad / 2 > x->ndim)
+        return th__fail(TH_ERR_INVALID, fn, "npad is %d; it must be even, >= 0 and at most twice x's %d dims", npad,
+                        x->ndim),
+               NULL;
+    if (npad > 0 && !pads) return th__fail(TH_ERR_INVALID, fn, "NULL pads"), NULL;
+    int nd = x->ndim;
+    int64_t lo[TH_MAX_DIMS] = {0}, rs[TH_MAX_DIMS], ca[TH_MAX_DIMS], cm[TH_MAX_DIMS]; /* the crop: start, size */
+    for (int d = 0; d < nd; d++) rs[d] = cm[d] = x->sizes[d], ca[d] = 0;
+    for (int i = 0; i < npad / 2; i++) {
+        int d = nd - 1 - i;
+        int64_t l = pads[2 * i], r = pads[2 * i + 1], n = x->sizes[d];
+        if (n + l + r < 0)
+            return th__fail(TH_ERR_SHAPE, fn, "dim %d of size %lld padded by %lld and %lld would have size %lld", d,
+                            (long long)n, (long long)l, (long long)r, (long long)(n + l + r)),
+                   NULL;
+        /* negative pads crop first; the positive ones then fill from the cropped input (as torch's circular) */
+        int64_t a = l < 0 ? -l : 0, m = n - a - (r < 0 ? -r : 0), most = l > r ? l : r;
+        if (m < 0) m = 0;
+        if (mode == TH_PAD_REFLECT && most > 0 && most >= m)
+            return th__fail(TH_ERR_SHAPE, fn, "reflect padding %lld of dim %d must be less than its size %lld (cropped)",
+                            (long long)most, d, (long long)m),
+                   NULL;
+        if ((mode == TH_PAD_CIRCULAR || mode == TH_PAD_REPLICATE) && most > 0 && (m == 0 || (mode == TH_PAD_CIRCULAR && most > m)))
+            return th__fail(TH_ERR_SHAPE, fn, "%s padding %lld of dim %d needs a size of at least %lld; it is %lld (cropped)",
+                            modes[mode], (long long)most, d, (long long)(mode == TH_PAD_CIRCULAR ? most : 1),
+                            (long long)m),
+                   NULL;
+        ca[d] = a;
+        cm[d] = m;
+        lo[d] = l;
+        rs[d] = n + l + r;
+    }
+    th_tensor *result = th__result(fn, out, x->dtype, nd, rs);
+    if (!result) return NULL;
+    int64_t total = th__numel(result);
+    if (total == 0) return result;
+    th_tensor *xu = NULL, *xc = NULL, *y = result, *tmp = NULL;
+    int status = TH_OK;
+    /* the constant as one element of x's dtype, rounded once */
+    union {
+        double d;
+        float f;
+        th_float16 h;
+        th_bfloat16 b;
+    } v;
+    if (x->dtype == TH_F64) v.d = value;
+    else if (x->dtype == TH_F32) v.f = (float)value;
+    else if (x->dtype == TH_F16) v.h = th_float16_from_double(value);
+    else v.b = th_bfloat16_from_double(value);
+    size_t es = th_dtype_info(x->dtype)->size;
+    if (!(xu = th__unalias(fn, result, x)) || !(xc = th__conv_dense(fn, x->dtype, xu))) goto fail;
+    if (!th_tensor_is_contiguous(result)) {
+        if (!(tmp = th__tensor_empty(fn, x->dtype, nd, rs))) goto fail;
+        y = tmp;
+    }
+    {
+        const char *xd = (const char *)th_tensor_data(xc), *vd = (const char *)&v;
+        char *yd = (char *)th_tensor_data(y);
+        int64_t idx[TH_MAX_DIMS] = {0}, xstr[TH_MAX_DIMS];
+        int64_t span = 1;
+        for (int d = nd - 1; d >= 0; d--) xstr[d] = span, span *= x->sizes[d];
+        for (int64_t e = 0; e < total; e++) {
+            int64_t off = 0;
+            bool inside = true;
+            for (int d = 0; d < nd; d++) {
+                int64_t i = idx[d] - lo[d], n = x->sizes[d];
+                if (i < 0 || i >= n || (mode != TH_PAD_CONSTANT && (i < ca[d] || i >= ca[d] + cm[d]))) {
+                    int64_t j = i - ca[d], m = cm[d]; /* in the cropped input */
+                    if (mode == TH_PAD_CONSTANT) {
+                        inside = false;
+                        break;
+                    } else if (mode == TH_PAD_REFLECT)
+                        j = j < 0 ? -j : 2 * (m - 1) - j;
+                    else if (mode == TH_PAD_REPLICATE)
+                        j = j < 0 ? 0 : m - 1;
+                    else
+                        j = ((j % m) + m) % m;
+                    i = ca[d] + j;
+                }
+                off += i * xstr[d];
+            }
+            memcpy(yd + (size_t)e * es, inside ? xd + (size_t)off * es : vd, es);
+            for (int d = nd - 1; d >= 0; d--) {
+                if (++idx[d] < rs[d]) break;
+                idx[d] = 0;
+            }
+        }
+    }
+    if (tmp && th_tensor_copy(result, tmp)) goto fail;
+    goto done;
+fail:
+    status = th_last_status();
+    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+done:
+    th_tensor_release(xu);
+    th_tensor_release(xc);
+    th_tensor_release(tmp);
+    if (status != TH_OK) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* The status of an _out call whose work returned result (out retained, or NULL on error). */
+TH__MAYBE_UNUSED static int th__conv_status(th_tensor *result)
+{
+    if (!result) return th_last_status();
+    th_tensor_release(result);
+    return TH_OK;
+}
+
+#endif /* TH__DEFINING */
