@@ -102,6 +102,14 @@ TH__MAYBE_UNUSED static th_tensor *th__result(const char *fn, th_tensor *out, th
     return th_tensor_retain(out);
 }
 
+/* The status of an _out call whose work returned result (out retained, or NULL on error). */
+TH__MAYBE_UNUSED static int th__out_status(th_tensor *result)
+{
+    if (!result) return th_last_status();
+    th_tensor_release(result);
+    return TH_OK;
+}
+
 static void th__byte_range(const th_tensor *t, uintptr_t *lo, uintptr_t *hi);
 static bool th__same_layout(const th_tensor *a, const th_tensor *b);
 static th_tensor *th__convert_new(const char *fn, th_dtype dtype, const th_tensor *src);

@@ -74,7 +74,7 @@ TH_API int TH_NAME(conv1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *inpu
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
         return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv1d_out), "NULL out");
-    return th__conv_status(
+    return th__out_status(
         th__conv_run(TH__FN(conv1d_out), 1, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
 }
 
@@ -91,7 +91,7 @@ TH_API int TH_NAME(conv2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *inpu
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
         return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv2d_out), "NULL out");
-    return th__conv_status(
+    return th__out_status(
         th__conv_run(TH__FN(conv2d_out), 2, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
 }
 
@@ -108,7 +108,7 @@ TH_API int TH_NAME(conv3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *inpu
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
         return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv3d_out), "NULL out");
-    return th__conv_status(
+    return th__out_status(
         th__conv_run(TH__FN(conv3d_out), 3, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
 }
 
@@ -127,7 +127,7 @@ TH_API int TH_NAME(max_pool2d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_
         TH__WRONG_DTYPE(input))
         return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(max_pool2d_out), "NULL out");
-    return th__conv_status(
+    return th__out_status(
         th__pool_run(TH__FN(max_pool2d_out), true, TH__B(out), TH__B(indices_out), NULL, TH__B(input), kernel, opts));
 }
 
@@ -143,7 +143,7 @@ TH_API int TH_NAME(avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *
 {
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(avg_pool2d_out), "NULL out");
-    return th__conv_status(th__pool_run(TH__FN(avg_pool2d_out), false, TH__B(out), NULL, NULL, TH__B(input), kernel, opts));
+    return th__out_status(th__pool_run(TH__FN(avg_pool2d_out), false, TH__B(out), NULL, NULL, TH__B(input), kernel, opts));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(pad)(const TH_NAME(tensor) *x, int npad, const int64_t *pads, th_pad_mode mode,
@@ -158,7 +158,7 @@ TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int 
 {
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(pad_out), "NULL out");
-    return th__conv_status(th__pad_run(TH__FN(pad_out), TH__B(out), TH__B(x), npad, pads, mode, value));
+    return th__out_status(th__pad_run(TH__FN(pad_out), TH__B(out), TH__B(x), npad, pads, mode, value));
 }
 
 #endif /* definitions */

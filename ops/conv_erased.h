@@ -578,12 +578,5 @@ done:
     return result;
 }
 
-/* The status of an _out call whose work returned result (out retained, or NULL on error). */
-TH__MAYBE_UNUSED static int th__conv_status(th_tensor *result)
-{
-    if (!result) return th_last_status();
-    th_tensor_release(result);
-    return TH_OK;
-}
 
 #endif /* TH__DEFINING */

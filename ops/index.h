@@ -97,7 +97,7 @@ TH_API int TH_NAME(index_select_out)(TH_NAME(tensor) *out, const TH_NAME(tensor)
 {
     if (TH__WRONG_DTYPE(t)) return TH_ERR_DTYPE;
     if (th__shape_need_out(TH__FN(index_select_out), TH__B(out))) return th_last_status();
-    return th__shape_out_status(th__index_select(TH__FN(index_select_out), TH__B(out), TH__B(t), dim, TH__B(index)));
+    return th__out_status(th__index_select(TH__FN(index_select_out), TH__B(out), TH__B(t), dim, TH__B(index)));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(gather)(const TH_NAME(tensor) *t, int dim, const th_i64_tensor *index)
@@ -110,7 +110,7 @@ TH_API int TH_NAME(gather_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *t, i
 {
     if (TH__WRONG_DTYPE(t)) return TH_ERR_DTYPE;
     if (th__shape_need_out(TH__FN(gather_out), TH__B(out))) return th_last_status();
-    return th__shape_out_status(th__gather(TH__FN(gather_out), TH__B(out), TH__B(t), dim, TH__B(index)));
+    return th__out_status(th__gather(TH__FN(gather_out), TH__B(out), TH__B(t), dim, TH__B(index)));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(scatter)(const TH_NAME(tensor) *t, int dim, const th_i64_tensor *index,
@@ -153,7 +153,7 @@ TH_API int TH_NAME(masked_fill_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) 
 {
     if (TH__WRONG_DTYPE(t)) return TH_ERR_DTYPE;
     if (th__shape_need_out(TH__FN(masked_fill_out), TH__B(out))) return th_last_status();
-    return th__shape_out_status(th__masked_fill(TH__FN(masked_fill_out), TH__B(out), TH__B(t), TH__B(mask), &value));
+    return th__out_status(th__masked_fill(TH__FN(masked_fill_out), TH__B(out), TH__B(t), TH__B(mask), &value));
 }
 
 TH_API int TH_NAME(masked_fill_inplace)(TH_NAME(tensor) *t, const th_bool_tensor *mask, real value)
@@ -184,7 +184,7 @@ TH_API int TH_NAME(take_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *t, con
 {
     if (TH__WRONG_DTYPE(t)) return TH_ERR_DTYPE;
     if (th__shape_need_out(TH__FN(take_out), TH__B(out))) return th_last_status();
-    return th__shape_out_status(th__take(TH__FN(take_out), TH__B(out), TH__B(t), TH__B(index)));
+    return th__out_status(th__take(TH__FN(take_out), TH__B(out), TH__B(t), TH__B(index)));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(put)(const TH_NAME(tensor) *t, const th_i64_tensor *index, const TH_NAME(tensor) *src,

@@ -458,7 +458,7 @@ TH__MAYBE_UNUSED static int th__scatter_inplace(const char *fn, th_tensor *t, in
     int d = 0;
     const th_tensor *all[3] = {t, idx, src};
     if (th__index_any_device(3, all))
-        return th__shape_out_status(th__scatter_on_device(fn, t, t, dim, idx, src, add != NULL));
+        return th__out_status(th__scatter_on_device(fn, t, t, dim, idx, src, add != NULL));
     if (th__index_check_target(fn, t)) return th_last_status();
     if (!src) return th__fail(TH_ERR_INVALID, fn, "NULL src");
     if (th__pick_check(fn, t, idx, src, dim, &d)) return th_last_status();
@@ -548,7 +548,7 @@ TH__MAYBE_UNUSED static int th__masked_fill_inplace(const char *fn, th_tensor *t
             return th__fail(TH_ERR_SHAPE, fn, "shape %s does not broadcast to %s", a, b);
         }
         const th_device_index call = {"masked_fill", t->dtype, t, NULL, mask, NULL, 0, value, false};
-        return th__shape_out_status(th__index_on_device(fn, t, &call));
+        return th__out_status(th__index_on_device(fn, t, &call));
     }
     if (th__index_check_target(fn, t) || th__index_check_kind(fn, mask, TH_BOOL, "mask")) return th_last_status();
     /* An element's own mask byte may be the element (t.masked_fill_(t, 0) on a bool t): same-layout reads are safe. */
@@ -909,7 +909,7 @@ TH__MAYBE_UNUSED static int th__put_inplace(const char *fn, th_tensor *t, const 
                            th__index_add_fn add)
 {
     const th_tensor *all[3] = {t, idx, src};
-    if (th__index_any_device(3, all)) return th__shape_out_status(th__put_on_device(fn, t, t, idx, src, add != NULL));
+    if (th__index_any_device(3, all)) return th__out_status(th__put_on_device(fn, t, t, idx, src, add != NULL));
     if (th__flat_check(fn, t, idx) || th__shape_check_input(fn, src, "src")) return th_last_status();
     if (src->dtype != t->dtype)
         return th__fail(TH_ERR_DTYPE, fn, "src is %s, the tensor %s", th_dtype_name(src->dtype), th_dtype_name(t->dtype));

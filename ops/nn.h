@@ -50,7 +50,7 @@ TH_API int TH_NAME(softmax_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, 
 {
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(softmax_out), "NULL out");
-    return th__nn_status(
+    return th__out_status(
         th__nn_run(TH__FN(softmax_out), TH__NN_SOFTMAX, TH__B(out), TH__B(x), dim, 0, NULL, NULL, NULL, 0.0));
 }
 
@@ -64,7 +64,7 @@ TH_API int TH_NAME(log_softmax_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) 
 {
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(log_softmax_out), "NULL out");
-    return th__nn_status(th__nn_run(TH__FN(log_softmax_out), TH__NN_LOG_SOFTMAX, TH__B(out), TH__B(x), dim, 0, NULL,
+    return th__out_status(th__nn_run(TH__FN(log_softmax_out), TH__NN_LOG_SOFTMAX, TH__B(out), TH__B(x), dim, 0, NULL,
                                     NULL, NULL, 0.0));
 }
 
@@ -83,7 +83,7 @@ TH_API int TH_NAME(layer_norm_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
         return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(layer_norm_out), "NULL out");
-    return th__nn_status(th__nn_run(TH__FN(layer_norm_out), TH__NN_LAYER_NORM, TH__B(out), TH__B(x), 0,
+    return th__out_status(th__nn_run(TH__FN(layer_norm_out), TH__NN_LAYER_NORM, TH__B(out), TH__B(x), 0,
                                     normalized_ndim, sizes, TH__B(weight), TH__B(bias), eps));
 }
 
@@ -100,7 +100,7 @@ TH_API int TH_NAME(rms_norm_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x,
 {
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x) || TH__WRONG_DTYPE(weight)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(rms_norm_out), "NULL out");
-    return th__nn_status(th__nn_run(TH__FN(rms_norm_out), TH__NN_RMS_NORM, TH__B(out), TH__B(x), 0, normalized_ndim,
+    return th__out_status(th__nn_run(TH__FN(rms_norm_out), TH__NN_RMS_NORM, TH__B(out), TH__B(x), 0, normalized_ndim,
                                     sizes, TH__B(weight), NULL, eps));
 }
 

@@ -61,7 +61,7 @@ TH_API TH_NAME(tensor) *TH_NAME(cat)(int n, const TH_NAME(tensor) *const *tensor
 TH_API int TH_NAME(cat_out)(TH_NAME(tensor) *out, int n, const TH_NAME(tensor) *const *tensors, int dim)
 {
     if (th__shape_need_out(TH__FN(cat_out), TH__B(out))) return th_last_status();
-    return th__shape_out_status(th__cat(TH__FN(cat_out), TH__B(out), n, tensors, TH_PRIVATE(tensor_at), TH_DT_ENUM, dim));
+    return th__out_status(th__cat(TH__FN(cat_out), TH__B(out), n, tensors, TH_PRIVATE(tensor_at), TH_DT_ENUM, dim));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(stack)(int n, const TH_NAME(tensor) *const *tensors, int dim)
@@ -72,7 +72,7 @@ TH_API TH_NAME(tensor) *TH_NAME(stack)(int n, const TH_NAME(tensor) *const *tens
 TH_API int TH_NAME(stack_out)(TH_NAME(tensor) *out, int n, const TH_NAME(tensor) *const *tensors, int dim)
 {
     if (th__shape_need_out(TH__FN(stack_out), TH__B(out))) return th_last_status();
-    return th__shape_out_status(
+    return th__out_status(
         th__stack(TH__FN(stack_out), TH__B(out), n, tensors, TH_PRIVATE(tensor_at), TH_DT_ENUM, dim));
 }
 
@@ -147,7 +147,7 @@ TH_API int TH_NAME(flip_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *t, int
 {
     if (TH__WRONG_DTYPE(t)) return TH_ERR_DTYPE;
     if (th__shape_need_out(TH__FN(flip_out), TH__B(out))) return th_last_status();
-    return th__shape_out_status(th__flip(TH__FN(flip_out), TH__B(out), TH__B(t), ndims, dims));
+    return th__out_status(th__flip(TH__FN(flip_out), TH__B(out), TH__B(t), ndims, dims));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(roll)(const TH_NAME(tensor) *t, int64_t shift, int dim)
@@ -160,7 +160,7 @@ TH_API int TH_NAME(roll_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *t, int
 {
     if (TH__WRONG_DTYPE(t)) return TH_ERR_DTYPE;
     if (th__shape_need_out(TH__FN(roll_out), TH__B(out))) return th_last_status();
-    return th__shape_out_status(th__roll(TH__FN(roll_out), TH__B(out), TH__B(t), shift, dim));
+    return th__out_status(th__roll(TH__FN(roll_out), TH__B(out), TH__B(t), shift, dim));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(repeat)(const TH_NAME(tensor) *t, int ndim, const int64_t *repeats)
@@ -173,7 +173,7 @@ TH_API int TH_NAME(repeat_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *t, i
 {
     if (TH__WRONG_DTYPE(t)) return TH_ERR_DTYPE;
     if (th__shape_need_out(TH__FN(repeat_out), TH__B(out))) return th_last_status();
-    return th__shape_out_status(th__repeat(TH__FN(repeat_out), TH__B(out), TH__B(t), ndim, repeats));
+    return th__out_status(th__repeat(TH__FN(repeat_out), TH__B(out), TH__B(t), ndim, repeats));
 }
 
 #endif

@@ -47,13 +47,6 @@ TH__MAYBE_UNUSED static int th__shape_need_out(const char *fn, const th_tensor *
     return out ? TH_OK : th__fail(TH_ERR_INVALID, fn, "NULL out");
 }
 
-/* The status of an _out call whose work returned result (out retained, or NULL on error). */
-TH__MAYBE_UNUSED static int th__shape_out_status(th_tensor *result)
-{
-    if (!result) return th_last_status();
-    th_tensor_release(result);
-    return TH_OK;
-}
 
 /* A view of t with one dim's offset and size changed: elements start .. start+length-1 of dim d. */
 TH__MAYBE_UNUSED static th_tensor *th__shape_slice(const char *fn, const th_tensor *t, int d, int64_t start, int64_t length)
