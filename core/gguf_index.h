@@ -308,7 +308,13 @@ TH_API th_tensor *th_gguf_get_raw(th_gguf *f, const char *name)
     int64_t sizes[TH_MAX_DIMS];
     int ndim = e->ndim ? e->ndim : 1;
     memcpy(sizes, e->sizes, sizeof sizes);
-    sizes[ndim - 1] = e->ndim ? e->sizes[ndim - 1] / t->block * t->bytes : e->end - e->begin;
+    sizes[ndim - 1] = e->end - e->begin;
+    /* The innermost dim in bytes: it can overflow where another dim is 0 (the tensor's bytes, 0, bound nothing). */
+    if (e->ndim && __builtin_mul_overflow(e->sizes[ndim - 1] / t->block, (int64_t)t->bytes, &sizes[ndim - 1])) {
+        th__fail(TH_ERR_OVERFLOW, fn, "%s: tensor '%s': %lld elements of %s in its innermost dim overflow int64 as bytes",
+                 f->where, name, (long long)e->sizes[ndim - 1], t->name);
+        return NULL;
+    }
     return th__file_tensor(fn, f->where, name, f->file, TH_U8, f->data_start + e->begin, e->end - e->begin, ndim, sizes,
                            true);
 }

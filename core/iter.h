@@ -99,7 +99,9 @@ static int th__iter_init(const char *fn, th__iter *it, int nops, const th_tensor
             const th_tensor *t = ops[op];
             int od = d - (nd - t->ndim);
             bool broadcast = od < 0 || t->sizes[od] != out->sizes[d];
-            it->strides[op][n] = broadcast ? 0 : t->strides[od] * (int64_t)th__elsize(t);
+            /* Nothing is visited when a size is 0, and then the strides (products of the other sizes, which
+             * nothing bounds) may overflow as bytes: leave them 0. */
+            it->strides[op][n] = broadcast || it->numel == 0 ? 0 : t->strides[od] * (int64_t)th__elsize(t);
         }
         n++;
     }
