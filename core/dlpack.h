@@ -225,7 +225,7 @@ static th_tensor *th__dl_import(const char *fn, const DLTensor *dl, bool read_on
         th__fail(TH_ERR_INVALID, fn, "NULL shape for ndim %d", ndim);
         return NULL;
     }
-    th_dtype dtype;
+    th_dtype dtype = TH_F32; /* set by th__dtype_from_dlpack when it succeeds; gcc -O3 cannot see that */
     if (th__dtype_from_dlpack(fn, dl->dtype, &dtype)) return NULL;
     if (want_dtype >= 0 && (int)dtype != want_dtype) {
         th__fail(TH_ERR_DTYPE, fn, "the managed tensor holds %s, not %s", th_dtype_name(dtype),

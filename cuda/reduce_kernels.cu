@@ -20,6 +20,18 @@ __global__ void reduce_level(th__cuda_reduce_plan plan, th__cuda_red_op op, th__
         th__cuda_red_step(&plan, &op, &lv, &ptrs, t, DT, CLS);
 }
 
+// A level th__cuda_red_lean accepts (floating DT only: f64 for the partials after the first level). The bounds
+// cap the registers at 48 a thread (5 blocks of 256 an SM) where ptxas gave 64 unasked, for the finish's code,
+// which runs once a thread; the f64 kernel, 32 loads in flight, takes what it needs (104, no spills).
+template <int DT>
+__global__ void __launch_bounds__(256, DT == TH_F64 ? 2 : 5) reduce_level_lean(th__cuda_reduce_plan plan, th__cuda_red_op op, th__cuda_red_level lv,
+                                  th__cuda_red_ptrs ptrs)
+{
+    const int64_t total = lv.numel_out * lv.parts;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x)
+        th__cuda_red_step_lean(&plan, &op, &lv, &ptrs, t, DT);
+}
+
 template <int DT>
 __global__ void scan_rows(th__cuda_reduce_plan plan, bool product, bool acc_float, const unsigned char *in,
                           unsigned char *out, int64_t out_step)
@@ -62,6 +74,15 @@ extern "C" int th__cuda_launch_reduce_level(const th__cuda_reduce_plan *plan, co
     (void)cudaGetLastError();
     const dim3 grid = grid_for(total);
     const cudaStream_t s = (cudaStream_t)stream;
+    if (th__cuda_red_lean(plan, op, lv)) {
+        switch (th__cuda_red_level_dtype(op, lv)) {
+        case TH_F16: reduce_level_lean<TH_F16><<<grid, threads, 0, s>>>(*plan, *op, *lv, *ptrs); break;
+        case TH_BF16: reduce_level_lean<TH_BF16><<<grid, threads, 0, s>>>(*plan, *op, *lv, *ptrs); break;
+        case TH_F32: reduce_level_lean<TH_F32><<<grid, threads, 0, s>>>(*plan, *op, *lv, *ptrs); break;
+        default: reduce_level_lean<TH_F64><<<grid, threads, 0, s>>>(*plan, *op, *lv, *ptrs); break;
+        }
+        return (int)cudaGetLastError();
+    }
     switch (th__cuda_red_level_dtype(op, lv)) {
     case TH_BOOL: launch_level<TH_BOOL>(op->cls, grid, s, *plan, *op, *lv, *ptrs); break;
     case TH_U8: launch_level<TH_U8>(op->cls, grid, s, *plan, *op, *lv, *ptrs); break;

@@ -96,6 +96,9 @@ typedef struct th__cuda_red_level {
     bool first;      /* the elements are the input's, through the plan (else the previous level's partials) */
     bool lane_major; /* consecutive threads take consecutive parts of one output (else one part of consecutive
                       * outputs): which of the two reads neighbouring memory */
+    bool out_by_part; /* partial c of output o is stored at c x numel_out + o (else at o x parts + c) */
+    bool in_by_part;  /* element j of output o (a partial of the level before) is at j x numel_out + o (else at
+                       * o x len + j) */
 } th__cuda_red_level;
 
 /* Where a level reads and writes; byte pointers, any of them NULL where the level does not use it. */
@@ -144,6 +147,16 @@ TH__HD void th__cuda_red_part(int64_t len, int64_t c, int64_t *start, int64_t *s
     *count = n < steps ? n : steps;
 }
 
+/* Where a level with parts > 1 stores its partials. When the next level folds each output's partials in one
+ * part (parts <= TH__CUDA_RED_SEQ), one thread an output, in order, those threads read neighbouring memory at
+ * each step only if the partials lie part-major (partial c of every output, then partial c + 1); stored output
+ * after output, the 32 threads of a warp read 32 places len partials apart at each step. Part-major storage
+ * changes where partials lie, not which are folded in which order: the bits are the same. */
+static inline bool th__cuda_red_by_part(int64_t numel_out, int64_t parts)
+{
+    return numel_out > 1 && parts > 1 && parts <= TH__CUDA_RED_SEQ;
+}
+
 /* The first level of numel_out outputs of numel_red elements each; the next one after lv (lv.parts > 1). */
 static inline th__cuda_red_level th__cuda_red_first_level(int64_t numel_out, int64_t numel_red, bool lane_major)
 {
@@ -153,6 +166,8 @@ static inline th__cuda_red_level th__cuda_red_first_level(int64_t numel_out, int
     lv.parts = th__cuda_red_parts(numel_red);
     lv.first = true;
     lv.lane_major = lane_major;
+    lv.out_by_part = th__cuda_red_by_part(numel_out, lv.parts);
+    lv.in_by_part = false;
     return lv;
 }
 
@@ -163,7 +178,9 @@ static inline th__cuda_red_level th__cuda_red_next_level(const th__cuda_red_leve
     n.len = lv->parts;
     n.parts = th__cuda_red_parts(n.len);
     n.first = false;
-    n.lane_major = true; /* partials lie part after part for each output */
+    n.lane_major = true; /* partials lie part after part for each output, or one part an output */
+    n.out_by_part = th__cuda_red_by_part(n.numel_out, n.parts);
+    n.in_by_part = lv->out_by_part;
     return n;
 }
 
@@ -506,18 +523,43 @@ __device__ static inline void th__cuda_red_fetch(th__cuda_red_elem *e, const uns
 }
 #endif
 
+/* Where thread t of level lv works: its output o and part c, the part's elements (th__cuda_red_part), and the
+ * byte offsets of o's result and of o's first input element (those at the first and the last level only). */
+typedef struct th__cuda_red_where {
+    int64_t o, c, start, stride, count, out_off, in_off;
+} th__cuda_red_where;
+
+TH__HD th__cuda_red_where th__cuda_red_locate(const th__cuda_reduce_plan *plan, const th__cuda_red_level *lv, int64_t t)
+{
+    th__cuda_red_where w;
+    w.o = lv->lane_major ? t / lv->parts : t % lv->numel_out;
+    w.c = lv->lane_major ? t % lv->parts : t / lv->numel_out;
+    th__cuda_red_part(lv->len, w.c, &w.start, &w.stride, &w.count);
+    w.out_off = 0;
+    w.in_off = 0;
+    if (lv->first || lv->parts == 1) th__cuda_reduce_out_offsets(plan, w.o, &w.out_off, &w.in_off);
+    return w;
+}
+
+/* A thread's part folded into a: stored as a partial or, at the last level, finished as the result. */
+TH__HD void th__cuda_red_store(const th__cuda_red_op *op, const th__cuda_red_level *lv, const th__cuda_red_ptrs *ptrs,
+                               const th__cuda_red_where *w, const th__cuda_red_acc *a, double centre, int dt, int cls)
+{
+    if (lv->parts == 1) th__cuda_red_finish(op, dt, cls, ptrs, w->o, w->out_off, a, centre);
+    else th__cuda_red_store_part(cls,
+                                 ptrs->part_out + (lv->out_by_part ? w->c * lv->numel_out + w->o : w->o * lv->parts + w->c) *
+                                                      th__cuda_red_part_size(cls),
+                                 a, th__cuda_red_is_floating(dt));
+}
+
 /* Thread t (0 <= t < numel_out x parts) of level lv: folds its part of its output's run, then stores the partial
  * or, at the last level, the result. dt and cls are op's dtype and class, passed apart so that a kernel
  * instantiated for them has them as constants. */
 TH__HD void th__cuda_red_step(const th__cuda_reduce_plan *plan, const th__cuda_red_op *op, const th__cuda_red_level *lv,
                               const th__cuda_red_ptrs *ptrs, int64_t t, int dt, int cls)
 {
-    const int64_t o = lv->lane_major ? t / lv->parts : t % lv->numel_out;
-    const int64_t c = lv->lane_major ? t % lv->parts : t / lv->numel_out;
-    int64_t start, stride, count;
-    th__cuda_red_part(lv->len, c, &start, &stride, &count);
-    int64_t out_off = 0, in_off = 0;
-    if (lv->first || lv->parts == 1) th__cuda_reduce_out_offsets(plan, o, &out_off, &in_off);
+    const th__cuda_red_where w = th__cuda_red_locate(plan, lv, t);
+    const int64_t start = w.start, stride = w.stride, count = w.count, in_off = w.in_off, o = w.o;
     const double centre = op->centred ? ptrs->centre_in[o] : 0.0;
     const bool floating = th__cuda_red_is_floating(dt);
     th__cuda_red_acc a = th__cuda_red_identity(op, cls);
@@ -555,14 +597,101 @@ TH__HD void th__cuda_red_step(const th__cuda_reduce_plan *plan, const th__cuda_r
             th__cuda_red_accumulate(op, dt, cls, &a, ptrs->in + in_off + th__cuda_reduce_in_offset(plan, j), j, centre);
         }
     } else {
-        const unsigned char *src = ptrs->part_in + o * lv->len * psize;
+        /* element j of output o: at src + j x step */
+        const unsigned char *src = ptrs->part_in + (lv->in_by_part ? o : o * lv->len) * psize;
+        const int64_t step = (lv->in_by_part ? lv->numel_out : 1) * psize;
         for (int64_t k = 0; k < count; k++) {
-            const th__cuda_red_acc b = th__cuda_red_load_part(cls, src + (start + k * stride) * psize, floating);
+            const th__cuda_red_acc b = th__cuda_red_load_part(cls, src + (start + k * stride) * step, floating);
             th__cuda_red_combine(op, dt, cls, &a, &b);
         }
     }
-    if (lv->parts == 1) th__cuda_red_finish(op, dt, cls, ptrs, o, out_off, &a, centre);
-    else th__cuda_red_store_part(cls, ptrs->part_out + (o * lv->parts + c) * psize, &a, floating);
+    th__cuda_red_store(op, lv, ptrs, &w, &a, centre, dt, cls);
+}
+
+/* ---- the lean sum ---------------------------------------------------------------------------------------- */
+
+/* Whether level lv of op runs th__cuda_red_step_lean, in a kernel of its own: a floating sum's first level when it
+ * is a plain sum over one reduced dim of aligned elements (sum, mean, var's first pass), and every later level of
+ * a floating sum-class op (sum, mean, var, std, logsumexp, norms: partials are doubles, added). The generic
+ * fold keeps the map, the centre, the other classes and their state in registers (80 of them: 37.5% occupancy)
+ * and spends some twenty instructions an element: a 16384^2 f32 sum ran at 0.48 of a device copy's rate on an
+ * H200, limited by issue slots, not memory. And a later level folding each output's partials in one part has a
+ * thread an output: with one load in flight a thread, 16,384 threads folding 256 partials each waited on
+ * memory 256 times in a row. */
+TH__HD bool th__cuda_red_lean(const th__cuda_reduce_plan *plan, const th__cuda_red_op *op, const th__cuda_red_level *lv)
+{
+    if (op->cls != TH__CUDA_RED_SUM || !th__cv_is_floating(op->dtype)) return false;
+    if (!lv->first) return true;
+    const bool half = op->dtype == TH_F16 || op->dtype == TH_BF16;
+    return op->aligned && plan->ndim_red == 1 && op->map == TH__CUDA_MAP_ID && !op->centred && op->acc_float == half;
+}
+
+#ifdef __CUDA_ARCH__
+/* Loads in flight a thread of the lean sum has: 16 of up to 4 bytes, 32 of 8 (f64 inputs and every later level's
+ * partials). A later level of a reduction over a dim has few threads (a 16384^2 sum over dim 1: 16,384 threads
+ * folding 256 partials each), so what each has in flight is what the memory sees: with 8 doubles in flight
+ * (against 16) that sum went from 0.87 to 0.83 of a device copy's rate on an H200. */
+enum { TH__CUDA_RED_LEAN_BATCH = 32 };
+
+/* A fetched element of floating dtype dt as a double (dt a constant where this is inlined). */
+__device__ static inline double th__cuda_red_elem_f64(const th__cuda_red_elem *e, int dt)
+{
+    switch (dt) {
+    case TH_F16: return (double)th__cv_half_to_float(e->h);
+    case TH_BF16: return (double)th__cv_bf16_to_float(e->h);
+    case TH_F32: return (double)__uint_as_float(e->w);
+    default: return __longlong_as_double((long long)e->d[0]);
+    }
+}
+/* The lean sum's batches of batch elements (a constant where this is inlined), from q on, while whole ones fit
+ * in count; k and q move past them. */
+__device__ static __forceinline__ void th__cuda_red_lean_batches(double *f, const unsigned char **q, int64_t *k,
+                                                                   int64_t count, int64_t step, int dt, bool acc_float,
+                                                                   int batch)
+{
+    for (; *k + batch <= count; *k += batch, *q += batch * step) {
+        th__cuda_red_elem e[TH__CUDA_RED_LEAN_BATCH];
+#pragma unroll
+        for (int u = 0; u < batch; u++) th__cuda_red_fetch(&e[u], *q + u * step, dt);
+#pragma unroll
+        for (int u = 0; u < batch; u++)
+            *f = th__cuda_red_round(acc_float, th__cuda_red_add(*f, th__cuda_red_elem_f64(&e[u], dt)));
+    }
+}
+
+#endif
+
+/* th__cuda_red_step for a level th__cuda_red_lean accepts: the same elements (dt: the input's at the first level,
+ * f64 partials after it) added in the same order with the same roundings, so the same bits (tests/cuda/
+ * test_cuda_reduce.c compares the two on the host), with only a double and the addresses live across the loop. */
+TH__HD void th__cuda_red_step_lean(const th__cuda_reduce_plan *plan, const th__cuda_red_op *op,
+                                   const th__cuda_red_level *lv, const th__cuda_red_ptrs *ptrs, int64_t t, int dt)
+{
+    const th__cuda_red_where w = th__cuda_red_locate(plan, lv, t);
+    const bool acc_float = op->acc_float;
+    /* element j of the run at q + (j - start) / stride x step */
+    const unsigned char *q;
+    int64_t step;
+    if (lv->first) {
+        step = w.stride * plan->in_strides[plan->ndim_out];
+        q = ptrs->in + w.in_off + w.start * plan->in_strides[plan->ndim_out];
+    } else {
+        const int64_t along = lv->in_by_part ? lv->numel_out : 1; /* partials between element j and j + 1 */
+        step = w.stride * along * 8;
+        q = ptrs->part_in + ((lv->in_by_part ? w.o : w.o * lv->len) + w.start * along) * 8;
+    }
+    double f = 0.0; /* the sum's identity, as th__cuda_red_identity's */
+    int64_t k = 0;
+#ifdef __CUDA_ARCH__
+    if (dt == TH_F64) th__cuda_red_lean_batches(&f, &q, &k, w.count, step, dt, acc_float, TH__CUDA_RED_LEAN_BATCH);
+    else th__cuda_red_lean_batches(&f, &q, &k, w.count, step, dt, acc_float, TH__CUDA_RED_LEAN_BATCH / 2);
+#endif
+    for (; k < w.count; k++, q += step)
+        f = th__cuda_red_round(acc_float, th__cuda_red_add(f, th__cuda_red_load_f64(q, dt, lv->first ? op->aligned : true)));
+    th__cuda_red_acc a = th__cuda_red_identity(op, TH__CUDA_RED_SUM);
+    a.f = f;
+    const double centre = op->centred && lv->parts == 1 ? ptrs->centre_in[w.o] : 0.0; /* logsumexp's finish */
+    th__cuda_red_store(op, lv, ptrs, &w, &a, centre, dt, TH__CUDA_RED_SUM);
 }
 
 /* ---- scans --------------------------------------------------------------------------------------------- */

@@ -76,7 +76,7 @@ static th_tensor *th__elementwise_on_device(const char *fn, th_tensor *out, th_d
 TH__MAYBE_UNUSED static th_tensor *th__elementwise(const char *fn, th_tensor *out, th_dtype out_dtype, int nin,
                                   const th_tensor *const *in, const th__ew_op *op, void *ctx)
 {
-    int ndim;
+    int ndim = 0; /* set below on every path that reads it; gcc -O3 cannot see that */
     int64_t sizes[TH_MAX_DIMS];
     const th__row_fn row = op->row;
     const bool plain = th__ew_plain_inputs(nin, in);

@@ -239,7 +239,9 @@ static inline bool rc_typed(const rc_op *op, th_tensor *t, int dim, bool keep, t
 
 /* ---- the companion's driver on the host ---- */
 
-static int rc_levels_run, rc_multi_level, rc_lane_major_runs, rc_output_major_runs;
+static int rc_levels_run, rc_multi_level, rc_lane_major_runs, rc_output_major_runs, rc_lean_levels, rc_by_part;
+/* Set: every level runs th__cuda_red_step, the lean sum's levels too (test_lean compares the two). */
+static bool rc_no_lean;
 
 static inline th_tensor *rc_host_empty(void *ctx, const char *fn, th_dtype dtype, int ndim, const int64_t *sizes)
 {
@@ -285,11 +287,17 @@ static inline int rc_host_level(void *ctx, const char *fn, const th__cuda_reduce
     (void)fn;
     rc_levels_run++;
     if (!lv->first) rc_multi_level++;
+    if (lv->in_by_part) rc_by_part++;
     else if (lv->lane_major) rc_lane_major_runs++;
     else rc_output_major_runs++;
     const int dt = th__cuda_red_level_dtype(op, lv);
-    /* backwards: no thread may depend on another's having run first */
-    for (int64_t t = lv->numel_out * lv->parts - 1; t >= 0; t--) th__cuda_red_step(plan, op, lv, ptrs, t, dt, op->cls);
+    /* backwards: no thread may depend on another's having run first; the lean sum where the device runs it */
+    const bool lean = !rc_no_lean && th__cuda_red_lean(plan, op, lv);
+    if (lean) rc_lean_levels++;
+    for (int64_t t = lv->numel_out * lv->parts - 1; t >= 0; t--) {
+        if (lean) th__cuda_red_step_lean(plan, op, lv, ptrs, t, dt);
+        else th__cuda_red_step(plan, op, lv, ptrs, t, dt, op->cls);
+    }
     return TH_OK;
 }
 

@@ -94,6 +94,48 @@ int main(void)
             th_tensor_release(cpu_a);
         }
     }
+    /* Transposes on the device (cuda/copy_kernels.cu's tiled kernel): every element size it moves, tiles whole
+     * and cut by the edges, one batch dim, against the CPU's copy of the same view. */
+    static const th_dtype tdt[5] = {TH_U8, TH_I16, TH_F32, TH_F64, TH_C128};
+    static const int64_t tshape[6][3] = {{1, 130, 67}, {1, 64, 128}, {3, 70, 65}, {2, 1, 1}, {1, 200, 64}, {1, 0, 9}};
+    for (int d = 0; d < 5; d++) {
+        for (int k = 0; k < 6; k++) {
+            const int64_t *sh = tshape[k];
+            const int64_t count = sh[0] * sh[1] * sh[2];
+            /* Values that differ at every position (modulo the dtype's range): a misplaced element shows. */
+            th_f64_tensor *vals = th_f64_empty(3, sh);
+            for (int64_t i = 0; i < count; i++) th_f64_data(vals)[i] = (double)((i * 7919) % 251) + (double)i / 1024.0;
+            th_tensor *dev_src = th_cuda_empty(tdt[d], 0, 3, sh);
+            th_tensor *host_src = dev_src ? th_tensor_to_cpu(dev_src) : NULL;
+            CHECK(host_src && th_tensor_copy(host_src, th_f64_base(vals)) == TH_OK);
+            th_tensor_release(dev_src);
+            dev_src = host_src ? th_tensor_to_cuda(host_src, 0) : NULL;
+            /* The view (b, j, i) of a (b, i, j) tensor: its last two dims swapped. */
+            const int64_t vsz[3] = {sh[0], sh[2], sh[1]}, vst[3] = {sh[1] * sh[2], 1, sh[2]};
+            th_tensor *dev_view = dev_src ? th_tensor_new_with_storage(tdt[d], th_tensor_storage(dev_src), 0, 3, vsz, vst)
+                                          : NULL;
+            th_tensor *host_view = host_src ? th_tensor_new_with_storage(tdt[d], th_tensor_storage(host_src), 0, 3, vsz, vst)
+                                            : NULL;
+            th_tensor *dev_dst = th_cuda_empty(tdt[d], 0, 3, vsz);
+            CHECK(dev_view && host_view && dev_dst && th_cuda_copy(dev_dst, dev_view) == TH_OK);
+            th_tensor *got = dev_dst ? th_tensor_to_cpu(dev_dst) : NULL;
+            th_tensor *want = got ? th_tensor_to_cpu(dev_dst) : NULL; /* same shape and dtype, overwritten */
+            CHECK(got && want && th_tensor_copy(want, host_view) == TH_OK);
+            const size_t nb = (size_t)count * th_dtype_info(tdt[d])->size;
+            const bool same = got && want && (nb == 0 || memcmp(th_tensor_data(got), th_tensor_data(want), nb) == 0);
+            CHECK(same);
+            if (!same) printf("  the transpose of dtype %d, shape (%lld, %lld, %lld) differs\n", (int)tdt[d],
+                              (long long)sh[0], (long long)sh[1], (long long)sh[2]);
+            th_tensor_release(want);
+            th_tensor_release(got);
+            th_tensor_release(dev_dst);
+            th_tensor_release(host_view);
+            th_tensor_release(dev_view);
+            th_tensor_release(dev_src);
+            th_tensor_release(host_src);
+            th_f64_release(vals);
+        }
+    }
     /* Typed doors, fills, _like on the device, pinned memory, statistics. */
     th_f32_tensor *z = th_f32_cuda_full(0, 2, sz, 2.5f);
     th_f32_tensor *zl = z ? th_f32_cuda_zeros_like(z) : NULL;

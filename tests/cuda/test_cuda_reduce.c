@@ -116,9 +116,9 @@ static void test_against_cpu(void)
     }
     /* every path was taken: several levels, and both ways of giving parts to threads */
     CHECK(compared > 3000 && layouts_compared == compared);
-    CHECK(rc_multi_level > 100 && rc_lane_major_runs > 100 && rc_output_major_runs > 100);
+    CHECK(rc_multi_level > 100 && rc_lane_major_runs > 100 && rc_output_major_runs > 100 && rc_by_part > 100);
     printf("driver against the CPU: %d reductions (each also in a second layout), %d levels run (%d after a "
-           "first)\n", compared, rc_levels_run, rc_multi_level);
+           "first, %d of them over part-major partials)\n", compared, rc_levels_run, rc_multi_level, rc_by_part);
 }
 
 static th_f32_tensor *f32_of(int ndim, const int64_t *sizes, int layout)
@@ -231,10 +231,52 @@ static void test_refusals(void)
     th_c64_release(z);
 }
 
+/* The lean sum (th__cuda_red_step_lean: plain floating sums' first levels over one dim, every later level of a
+ * floating sum-class op) against the generic step on the same levels: the same bits for sum, mean, var (both
+ * passes), logsumexp (its finish reads the centre) and the 2-norm, every floating dtype, runs of one part, one
+ * tile and several levels, contiguous and strided along the reduced dim. */
+static void test_lean(void)
+{
+    static const th_dtype dts[4] = {TH_F16, TH_BF16, TH_F32, TH_F64};
+    static const int64_t shapes[4][2] = {{3, 5000}, {70, 300}, {1, 100003}, {5, 256}};
+    const rc_op ops[5] = {{"sum", RC_INT_OPS, 0, 0, false}, {"mean", RC_FLOAT_OPS, 0, 0, false},
+                          {"var", RC_FLOAT_OPS, 0, 1, false}, {"logsumexp", RC_FLOAT_OPS, 0, 0, false},
+                          {"norm", RC_FLOAT_OPS, 2.0, 0, false}};
+    const int before = rc_lean_levels;
+    int same = 0;
+    for (int d = 0; d < 4; d++)
+        for (int s = 0; s < 4; s++)
+            for (int k = 0; k < 5; k++)
+                for (int dim = -1; dim < 2; dim++) {
+                    th_tensor *t = rc_tensor(dts[d], 2, shapes[s], NULL, 0, false, 0);
+                    th_tensor *lv = NULL, *li = NULL, *gv = NULL, *gi = NULL;
+                    const int dd = dim < 0 ? ALL_DIMS : dim;
+                    CHECK_INT_EQ(rc_emulate(&ops[k], t, dd, false, NULL, &lv, &li), TH_OK);
+                    rc_no_lean = true;
+                    CHECK_INT_EQ(rc_emulate(&ops[k], t, dd, false, NULL, &gv, &gi), TH_OK);
+                    rc_no_lean = false;
+                    const bool eq = lv && gv && rc_same_bits(lv, gv);
+                    CHECK(eq);
+                    if (!eq)
+                        fprintf(stderr, "lean %s of %s (%lld, %lld), dim %d: other bits than the generic step's\n",
+                                ops[k].name, th_dtype_name(dts[d]), (long long)shapes[s][0], (long long)shapes[s][1], dim);
+                    same += eq;
+                    th_tensor_release(gi);
+                    th_tensor_release(gv);
+                    th_tensor_release(li);
+                    th_tensor_release(lv);
+                    th_tensor_release(t);
+                }
+    /* the lean levels ran (over all dims a contiguous input is one dim; over dim 0 a strided one) */
+    CHECK(rc_lean_levels - before > 100);
+    printf("lean sum: %d reductions bit for bit the generic step's, %d lean levels\n", same, rc_lean_levels - before);
+}
+
 int main(void)
 {
     test_begin();
     test_tree();
+    test_lean();
     test_against_cpu();
     test_outs();
     test_refusals();
