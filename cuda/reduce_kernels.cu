@@ -21,10 +21,16 @@ __global__ void reduce_level(th__cuda_reduce_plan plan, th__cuda_red_op op, th__
 }
 
 // A level th__cuda_red_lean accepts (floating DT only: f64 for the partials after the first level). The bounds
-// cap the registers at 48 a thread (5 blocks of 256 an SM) where ptxas gave 64 unasked, for the finish's code,
+// cap the registers at 48 a thread (5 blocks of 256 an SM on Ampere and Hopper) where ptxas gave 64 unasked, for the finish's code,
 // which runs once a thread; the f64 kernel, 32 loads in flight, takes what it needs (104, no spills).
+// Turing (sm_75) runs at most 1024 threads an SM: 4 blocks of 256 there (ptxas refuses 5).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define TH__LEAN_BLOCKS 4
+#else
+#define TH__LEAN_BLOCKS 5
+#endif
 template <int DT>
-__global__ void __launch_bounds__(256, DT == TH_F64 ? 2 : 5) reduce_level_lean(th__cuda_reduce_plan plan, th__cuda_red_op op, th__cuda_red_level lv,
+__global__ void __launch_bounds__(256, DT == TH_F64 ? 2 : TH__LEAN_BLOCKS) reduce_level_lean(th__cuda_reduce_plan plan, th__cuda_red_op op, th__cuda_red_level lv,
                                   th__cuda_red_ptrs ptrs)
 {
     const int64_t total = lv.numel_out * lv.parts;

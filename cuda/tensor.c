@@ -85,6 +85,105 @@ static int th__memcpy(const char *fn, void *dst, const void *src, size_t nbytes,
     return e == cudaSuccess ? TH_OK : th__cuda_fail(fn, (int)e, "cudaMemcpyAsync");
 }
 
+/* ---- pageable host memory <-> the device, through pinned chunks ---- */
+
+/* cudaMemcpy from or to pageable memory stages through the driver's own pinned buffers, its host side one
+ * thread's memcpy: 9-10 GB/s for 1 GiB on a lent H200's host, against 55 GB/s from pinned memory. A contiguous
+ * copy of at least TH__STAGE_MIN bytes goes through two pinned chunks of the pinned cache instead: every
+ * thread copies the host side of one chunk while the other chunk's DMA runs. */
+enum { TH__STAGE_CHUNK = 32 << 20, TH__STAGE_MIN = 8 << 20 };
+
+/* memcpy split across the OpenMP threads in 1 MiB pieces (one thread without OpenMP or below 2 MiB). */
+static void th__host_memcpy(void *dst, const void *src, size_t n)
+{
+#ifdef _OPENMP
+    const size_t piece = (size_t)1 << 20;
+    const int64_t pieces = (int64_t)((n + piece - 1) / piece);
+#pragma omp parallel for schedule(static) if (pieces > 1)
+    for (int64_t i = 0; i < pieces; i++) {
+        const size_t o = (size_t)i * piece;
+        memcpy((char *)dst + o, (const char *)src + o, n - o < piece ? n - o : piece);
+    }
+#else
+    memcpy(dst, src, n);
+#endif
+}
+
+/* Whether host memory at p is pinned or registered (then the DMA reads or writes it directly). */
+static bool th__host_pinned(const th_tensor *t)
+{
+    if (th_storage_device(th_tensor_storage(t)).type == TH_DEVICE_CUDA_HOST) return true;
+    struct cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, th_tensor_data(t)) != cudaSuccess) {
+        (void)cudaGetLastError(); /* an unknown pointer is pageable memory, not an error */
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
+/* n bytes from src to dst, to_device or back, pageable on the host side, in chunks through two pinned buffers;
+ * returns when the copy is done. Chunk i waits for the DMA of chunk i - 2 (the same buffer) only. */
+static int th__staged_copy(const char *fn, void *dst, const void *src, size_t n, bool to_device, cudaStream_t stream)
+{
+    const size_t chunk = n < (size_t)TH__STAGE_CHUNK ? n : (size_t)TH__STAGE_CHUNK;
+    const int64_t size = (int64_t)chunk;
+    th_tensor *buf[2] = {NULL, NULL};
+    cudaEvent_t ev[2] = {NULL, NULL};
+    bool pending[2] = {false, false};
+    size_t at[2] = {0, 0}, len[2] = {0, 0};
+    int status = TH_OK;
+    for (int k = 0; k < 2 && !status; k++) {
+        buf[k] = th__cuda_host_empty(fn, TH_U8, 1, &size);
+        if (!buf[k]) status = th_last_status();
+        cudaError_t e = status ? cudaSuccess : cudaEventCreateWithFlags(&ev[k], cudaEventDisableTiming);
+        if (e != cudaSuccess) status = th__cuda_fail(fn, (int)e, "cudaEventCreateWithFlags");
+    }
+    for (size_t off = 0, i = 0; !status && off < n; off += chunk, i++) {
+        const int k = (int)(i & 1);
+        unsigned char *p = (unsigned char *)th_tensor_data(buf[k]);
+        if (pending[k]) { /* chunk i - 2: its DMA done, and (to the host) its bytes moved out */
+            cudaError_t e = cudaEventSynchronize(ev[k]);
+            if (e != cudaSuccess) {
+                status = th__cuda_fail(fn, (int)e, "cudaEventSynchronize");
+                break;
+            }
+            if (!to_device) th__host_memcpy((char *)dst + at[k], p, len[k]);
+            pending[k] = false;
+        }
+        len[k] = n - off < chunk ? n - off : chunk;
+        at[k] = off;
+        cudaError_t e;
+        if (to_device) {
+            th__host_memcpy(p, (const char *)src + off, len[k]);
+            e = cudaMemcpyAsync((char *)dst + off, p, len[k], cudaMemcpyHostToDevice, stream);
+        } else {
+            e = cudaMemcpyAsync(p, (const char *)src + off, len[k], cudaMemcpyDeviceToHost, stream);
+        }
+        if (e == cudaSuccess) e = cudaEventRecord(ev[k], stream);
+        if (e != cudaSuccess) {
+            status = th__cuda_fail(fn, (int)e, to_device ? "cudaMemcpyAsync to the device" : "cudaMemcpyAsync to the host");
+            break;
+        }
+        pending[k] = true;
+    }
+    /* The last chunks, in order; and nothing may still read or write a buffer that goes back to the cache. */
+    const int first = at[0] <= at[1] ? 0 : 1;
+    for (int j = 0; j < 2; j++) {
+        const int k = j == 0 ? first : 1 - first;
+        if (!pending[k]) continue;
+        cudaError_t e = cudaEventSynchronize(ev[k]);
+        if (e != cudaSuccess && !status) status = th__cuda_fail(fn, (int)e, "cudaEventSynchronize");
+        if (!status && !to_device) th__host_memcpy((char *)dst + at[k], th_tensor_data(buf[k]), len[k]);
+    }
+    cudaError_t e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess && !status) status = th__cuda_fail(fn, (int)e, "cudaStreamSynchronize");
+    for (int k = 0; k < 2; k++) {
+        if (ev[k]) (void)cudaEventDestroy(ev[k]);
+        th_tensor_release(buf[k]);
+    }
+    return status;
+}
+
 static bool th__bytes_overlap(const th_tensor *a, const th_tensor *b)
 {
     if (th_tensor_storage(a) != th_tensor_storage(b)) return false;
@@ -150,7 +249,9 @@ int th__cuda_copy(const char *fn, th_tensor *dst, const th_tensor *src)
         th__guard_leave(&g);
         return status; /* stream-ordered: later work on this stream sees the result */
     }
-    if (plain) {
+    if (plain && !(dcuda && scuda) && th__nbytes(dst) >= (size_t)TH__STAGE_MIN && !th__host_pinned(dcuda ? src : dst)) {
+        status = th__staged_copy(fn, th_tensor_data(dst), th_tensor_data(src), th__nbytes(dst), dcuda, stream);
+    } else if (plain) {
         status = th__memcpy(fn, th_tensor_data(dst), th_tensor_data(src), th__nbytes(dst), stream);
         cudaError_t e = cudaStreamSynchronize(stream); /* host memory involved: done before we return */
         if (!status && e != cudaSuccess) status = th__cuda_fail(fn, (int)e, "cudaStreamSynchronize");

@@ -136,6 +136,25 @@ int main(void)
             th_f64_release(vals);
         }
     }
+    /* Pageable host memory to the device and back through two pinned chunks (cuda/tensor.c: contiguous copies
+     * of at least 8 MiB): a size that ends inside the third 32 MiB chunk, against the source byte for byte;
+     * then the same through pinned memory (a direct DMA) for comparison. */
+    {
+        const int64_t big = ((int64_t)70 << 20) / 4 + 3;
+        th_f32_tensor *h = th_f32_empty(1, &big);
+        float *hd = h ? th_f32_data(h) : NULL;
+        for (int64_t i = 0; hd && i < big; i++) hd[i] = (float)(i % 1000003) * 0.5f - (float)(i & 7);
+        th_f32_tensor *d = h ? th_f32_to_cuda(h, 0) : NULL;
+        th_f32_tensor *back = th_f32_empty(1, &big);
+        CHECK(d && back && th_cuda_copy(th_f32_base(back), th_f32_base(d)) == TH_OK);
+        CHECK(d && back && memcmp(th_f32_data(back), hd, (size_t)big * sizeof(float)) == 0);
+        th_f32_tensor *pinned_back = d ? th_f32_to_pinned(d) : NULL;
+        CHECK(pinned_back && memcmp(th_f32_data(pinned_back), hd, (size_t)big * sizeof(float)) == 0);
+        th_f32_release(pinned_back);
+        th_f32_release(back);
+        th_f32_release(d);
+        th_f32_release(h);
+    }
     /* Typed doors, fills, _like on the device, pinned memory, statistics. */
     th_f32_tensor *z = th_f32_cuda_full(0, 2, sz, 2.5f);
     th_f32_tensor *zl = z ? th_f32_cuda_zeros_like(z) : NULL;
