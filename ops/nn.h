@@ -1,4 +1,5 @@
-/* ops/nn.h: neural-network ops: softmax, log_softmax, layer_norm, rms_norm. Stamped per dtype through
+/* ops/nn.h: neural-network ops: softmax, log_softmax, layer_norm, rms_norm, group_norm, batch_norm, glu,
+ * swiglu, geglu. Stamped per dtype through
  * tensor_generic.h for the floating dtypes (f16 and bf16 compute in float); the front doors only check the
  * dtypes, the work is done once for every dtype in ops/nn_erased.h. docs/nn.md. */
 #if defined(TH_REAL_IS_FLOATING)
@@ -37,6 +38,39 @@ TH_API TH_NAME(tensor) *TH_NAME(rms_norm)(const TH_NAME(tensor) *x, int normaliz
                                           const TH_NAME(tensor) *weight, double eps);
 TH_API int TH_NAME(rms_norm_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int normalized_ndim,
                                  const int64_t *sizes, const TH_NAME(tensor) *weight, double eps);
+
+/* torch.nn.functional.group_norm: x (N, C, *) with C split into num_groups groups of C / num_groups
+ * consecutive channels; each (n, group) is normalised over its channels and the trailing dims, (x - mean) /
+ * sqrt(var + eps) with the biased variance, then channel c scaled by weight[c] and shifted by bias[c]
+ * (each NULL or of shape (C): 1 and 0). Errors: x with fewer than 2 dims, num_groups not dividing C, a weight
+ * or bias not (C) (TH_ERR_SHAPE); num_groups < 1, eps negative, NaN or infinite (TH_ERR_INVALID). */
+TH_API TH_NAME(tensor) *TH_NAME(group_norm)(const TH_NAME(tensor) *x, int64_t num_groups,
+                                            const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias, double eps);
+TH_API int TH_NAME(group_norm_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int64_t num_groups,
+                                   const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias, double eps);
+/* torch.nn.functional.batch_norm(training=False): x (N, C, *), channel c is (x - running_mean[c]) /
+ * sqrt(running_var[c] + eps) * weight[c] + bias[c]; the running statistics are required (C), weight and bias
+ * NULL or (C). A running_var below -eps gives NaN, as PyTorch. Errors: NULL running_mean or running_var,
+ * eps negative, NaN or infinite (TH_ERR_INVALID), x with fewer than 2 dims, a parameter not (C)
+ * (TH_ERR_SHAPE). */
+TH_API TH_NAME(tensor) *TH_NAME(batch_norm)(const TH_NAME(tensor) *x, const TH_NAME(tensor) *running_mean,
+                                            const TH_NAME(tensor) *running_var, const TH_NAME(tensor) *weight,
+                                            const TH_NAME(tensor) *bias, double eps);
+TH_API int TH_NAME(batch_norm_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, const TH_NAME(tensor) *running_mean,
+                                   const TH_NAME(tensor) *running_var, const TH_NAME(tensor) *weight,
+                                   const TH_NAME(tensor) *bias, double eps);
+
+/* The gated linear units: x split along dim (negative counts from the end) into its first half a and second
+ * half b; the result has x's shape with that dim halved. glu: a * sigmoid(b), as torch.nn.functional.glu;
+ * swiglu: silu(a) * b = a * sigmoid(a) * b; geglu: gelu(a) * b, the exact GELU a * Phi(a), or with approximate
+ * true GELU's tanh form 0.5 a (1 + tanh(sqrt(2 / pi) (a + 0.044715 a^3))) (torch's approximate='tanh').
+ * Errors: dim out of range (TH_ERR_RANGE), a 0-d x or an odd size along dim (TH_ERR_SHAPE). */
+TH_API TH_NAME(tensor) *TH_NAME(glu)(const TH_NAME(tensor) *x, int dim);
+TH_API int TH_NAME(glu_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int dim);
+TH_API TH_NAME(tensor) *TH_NAME(swiglu)(const TH_NAME(tensor) *x, int dim);
+TH_API int TH_NAME(swiglu_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int dim);
+TH_API TH_NAME(tensor) *TH_NAME(geglu)(const TH_NAME(tensor) *x, int dim, bool approximate);
+TH_API int TH_NAME(geglu_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int dim, bool approximate);
 
 #else /* definitions */
 
@@ -102,6 +136,87 @@ TH_API int TH_NAME(rms_norm_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x,
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(rms_norm_out), "NULL out");
     return th__out_status(th__nn_run(TH__FN(rms_norm_out), TH__NN_RMS_NORM, TH__B(out), TH__B(x), 0, normalized_ndim,
                                     sizes, TH__B(weight), NULL, eps));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(group_norm)(const TH_NAME(tensor) *x, int64_t num_groups,
+                                            const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias, double eps)
+{
+    if (TH__WRONG_DTYPE(x) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias)) return NULL;
+    return TH__T(th__cn_run(TH__FN(group_norm), true, NULL, TH__B(x), num_groups, NULL, NULL, TH__B(weight),
+                            TH__B(bias), eps));
+}
+
+TH_API int TH_NAME(group_norm_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int64_t num_groups,
+                                   const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias, double eps)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(group_norm_out), "NULL out");
+    return th__out_status(th__cn_run(TH__FN(group_norm_out), true, TH__B(out), TH__B(x), num_groups, NULL, NULL,
+                                    TH__B(weight), TH__B(bias), eps));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(batch_norm)(const TH_NAME(tensor) *x, const TH_NAME(tensor) *running_mean,
+                                            const TH_NAME(tensor) *running_var, const TH_NAME(tensor) *weight,
+                                            const TH_NAME(tensor) *bias, double eps)
+{
+    if (TH__WRONG_DTYPE(x) || TH__WRONG_DTYPE(running_mean) || TH__WRONG_DTYPE(running_var) ||
+        TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
+        return NULL;
+    return TH__T(th__cn_run(TH__FN(batch_norm), false, NULL, TH__B(x), 0, TH__B(running_mean), TH__B(running_var),
+                            TH__B(weight), TH__B(bias), eps));
+}
+
+TH_API int TH_NAME(batch_norm_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, const TH_NAME(tensor) *running_mean,
+                                   const TH_NAME(tensor) *running_var, const TH_NAME(tensor) *weight,
+                                   const TH_NAME(tensor) *bias, double eps)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x) || TH__WRONG_DTYPE(running_mean) ||
+        TH__WRONG_DTYPE(running_var) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(batch_norm_out), "NULL out");
+    return th__out_status(th__cn_run(TH__FN(batch_norm_out), false, TH__B(out), TH__B(x), 0, TH__B(running_mean),
+                                    TH__B(running_var), TH__B(weight), TH__B(bias), eps));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(glu)(const TH_NAME(tensor) *x, int dim)
+{
+    if (TH__WRONG_DTYPE(x)) return NULL;
+    return TH__T(th__gate_run(TH__FN(glu), TH__GATE_GLU, NULL, TH__B(x), dim));
+}
+
+TH_API int TH_NAME(glu_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int dim)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(glu_out), "NULL out");
+    return th__out_status(th__gate_run(TH__FN(glu_out), TH__GATE_GLU, TH__B(out), TH__B(x), dim));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(swiglu)(const TH_NAME(tensor) *x, int dim)
+{
+    if (TH__WRONG_DTYPE(x)) return NULL;
+    return TH__T(th__gate_run(TH__FN(swiglu), TH__GATE_SWIGLU, NULL, TH__B(x), dim));
+}
+
+TH_API int TH_NAME(swiglu_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int dim)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(swiglu_out), "NULL out");
+    return th__out_status(th__gate_run(TH__FN(swiglu_out), TH__GATE_SWIGLU, TH__B(out), TH__B(x), dim));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(geglu)(const TH_NAME(tensor) *x, int dim, bool approximate)
+{
+    if (TH__WRONG_DTYPE(x)) return NULL;
+    return TH__T(th__gate_run(TH__FN(geglu), approximate ? TH__GATE_GEGLU_TANH : TH__GATE_GEGLU, NULL, TH__B(x), dim));
+}
+
+TH_API int TH_NAME(geglu_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int dim, bool approximate)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(geglu_out), "NULL out");
+    return th__out_status(th__gate_run(TH__FN(geglu_out), approximate ? TH__GATE_GEGLU_TANH : TH__GATE_GEGLU,
+                                      TH__B(out), TH__B(x), dim));
 }
 
 #endif /* definitions */

@@ -361,5 +361,305 @@ done:
     return result;
 }
 
+/* ---- group_norm and batch_norm (inference): per-channel work over (N, C, *) ----
+ *
+ * x is read as a contiguous copy in the compute type (x itself where it already is one and does not overlap
+ * out otherwise than exactly); the result is written where it lies when it is contiguous of the compute type,
+ * else into a temporary copied out at the end. Units of work are (n, group) rows for group_norm and (n, c)
+ * planes for batch_norm, each computed alone in double and rounded once, taken by threads in consecutive
+ * runs, so the bits do not depend on the thread count. */
+
+typedef struct th__cn_plan {
+    bool f64, group;                 /* compute type double (f64) or float; group_norm or batch_norm */
+    int64_t c, inner, cg;            /* channels, elements per channel plane, channels per group */
+    const void *x;                   /* the input, contiguous (N, C, inner) */
+    void *y;                         /* the result, likewise */
+    const void *w, *b, *m, *v;       /* C elements each (weight, bias, running mean and var) or NULL */
+    double eps;
+} th__cn_plan;
+
+/* The body of th__cn_units over the compute type T. */
+#define TH__CN_UNITS(T)                                                                                         \
+    do {                                                                                                        \
+        const T *xs = (const T *)p->x, *w = (const T *)p->w, *b = (const T *)p->b;                              \
+        const T *m = (const T *)p->m, *v = (const T *)p->v;                                                     \
+        T *ys = (T *)p->y;                                                                                      \
+        int64_t per = p->group ? p->cg : 1; /* channels in one unit */                                          \
+        for (int64_t u = begin; u < end; u++) {                                                                 \
+            const T *xu = xs + u * per * p->inner;                                                              \
+            T *yu = ys + u * per * p->inner;                                                                    \
+            int64_t c0 = (u * per) % p->c, len = per * p->inner;                                                \
+            double mean = 0, r = 1;                                                                             \
+            if (p->group) {                                                                                     \
+                double acc[4] = {0, 0, 0, 0};                                                                   \
+                int64_t i = 0;                                                                                  \
+                for (; i + 4 <= len; i += 4)                                                                    \
+                    for (int j = 0; j < 4; j++) acc[j] += (double)xu[i + j];                                    \
+                for (; i < len; i++) acc[0] += (double)xu[i];                                                   \
+                mean = ((acc[0] + acc[2]) + (acc[1] + acc[3])) / (double)len;                                   \
+                double sq[4] = {0, 0, 0, 0};                                                                    \
+                for (i = 0; i + 4 <= len; i += 4)                                                               \
+                    for (int j = 0; j < 4; j++) {                                                               \
+                        double d = (double)xu[i + j] - mean;                                                    \
+                        sq[j] += d * d;                                                                         \
+                    }                                                                                           \
+                for (; i < len; i++) {                                                                          \
+                    double d = (double)xu[i] - mean;                                                            \
+                    sq[0] += d * d;                                                                             \
+                }                                                                                               \
+                r = 1.0 / sqrt(((sq[0] + sq[2]) + (sq[1] + sq[3])) / (double)len + p->eps);                     \
+            }                                                                                                   \
+            for (int64_t k = 0; k < per; k++) {                                                                 \
+                int64_t c = c0 + k;                                                                             \
+                double mu = mean, rs = r;                                                                       \
+                if (!p->group) mu = (double)m[c], rs = 1.0 / sqrt((double)v[c] + p->eps);                       \
+                double wc = w ? (double)w[c] : 1.0, bc = b ? (double)b[c] : 0.0;                                \
+                const T *xc = xu + k * p->inner;                                                                \
+                T *yc = yu + k * p->inner;                                                                      \
+                for (int64_t i = 0; i < p->inner; i++) yc[i] = (T)(((double)xc[i] - mu) * rs * wc + bc);       \
+            }                                                                                                   \
+        }                                                                                                       \
+    } while (0)
+
+/* Units begin..end-1 (threads' body for th__parallel_chunks). */
+static TH__NN_HOT void th__cn_units(void *ctx, int64_t begin, int64_t end)
+{
+    const th__cn_plan *p = (const th__cn_plan *)ctx;
+    if (p->f64)
+        TH__CN_UNITS(double);
+    else
+        TH__CN_UNITS(float);
+}
+#undef TH__CN_UNITS
+
+/* A per-channel parameter (weight, bias, running mean or var): NULL (allowed unless required), else of shape
+ * (C), as a contiguous copy in the compute type ct in *keep. */
+static int th__cn_param(const char *fn, const char *name, const th_tensor *t, bool required, int64_t c,
+                        th_dtype ct, th_tensor **keep)
+{
+    *keep = NULL;
+    if (!t) return required ? th__fail(TH_ERR_INVALID, fn, "NULL %s", name) : TH_OK;
+    if (!th_device_is_host(t->storage->device))
+        return th__fail(TH_ERR_DEVICE, fn, "%s is on device type %d, which the host cannot touch", name,
+                        (int)t->storage->device.type);
+    if (t->ndim != 1 || t->sizes[0] != c) {
+        char a[160];
+        th__shape_string(t->ndim, t->sizes, a, sizeof a);
+        return th__fail(TH_ERR_SHAPE, fn, "%s has shape %s; x's %lld channels need (%lld)", name, a, (long long)c,
+                        (long long)c);
+    }
+    if (th__check_fits(fn, t)) return th_last_status();
+    *keep = th__convert_new(fn, ct, t);
+    return *keep ? TH_OK : th_last_status();
+}
+
+/* group_norm (group: num_groups groups, weight and bias) or batch_norm in inference form (mean and var the
+ * running statistics, weight and bias) of x (N, C, *) into out (NULL: a new tensor). Returns the result (out
+ * retained), or NULL on error. */
+TH__MAYBE_UNUSED static th_tensor *th__cn_run(const char *fn, bool group, th_tensor *out, const th_tensor *x,
+                                              int64_t num_groups, const th_tensor *mean, const th_tensor *var,
+                                              const th_tensor *weight, const th_tensor *bias, double eps)
+{
+    const char *what = group ? "group_norm" : "batch_norm";
+    if (!x) return th__fail(TH_ERR_INVALID, fn, "NULL x"), NULL;
+    if (!th_device_is_host(x->storage->device))
+        return th__fail(TH_ERR_DEVICE, fn, "x is on device type %d, which the host cannot touch",
+                        (int)x->storage->device.type),
+               NULL;
+    if (th__check_fits(fn, x)) return NULL;
+    if (x->ndim < 2) {
+        char a[160];
+        th__shape_string(x->ndim, x->sizes, a, sizeof a);
+        return th__fail(TH_ERR_SHAPE, fn, "x has shape %s (%d dims); %s takes (N, C, *), at least 2 dims", a, x->ndim,
+                        what),
+               NULL;
+    }
+    int64_t c = x->sizes[1];
+    if (group) {
+        if (num_groups < 1)
+            return th__fail(TH_ERR_INVALID, fn, "num_groups is %lld; it must be >= 1", (long long)num_groups), NULL;
+        if (c % num_groups)
+            return th__fail(TH_ERR_SHAPE, fn, "num_groups %lld does not divide x's %lld channels", (long long)num_groups,
+                            (long long)c),
+                   NULL;
+    }
+    if (!(eps >= 0.0) || isinf(eps)) return th__fail(TH_ERR_INVALID, fn, "eps %g is not a finite number >= 0", eps), NULL;
+    bool f64 = x->dtype == TH_F64;
+    th_dtype ct = f64 ? TH_F64 : TH_F32;
+    th_tensor *w = NULL, *b = NULL, *m = NULL, *v = NULL, *xu = NULL, *xc = NULL, *tmp = NULL, *result = NULL, *y;
+    th__cn_plan p;
+    int status = TH_OK;
+    if ((!group && (th__cn_param(fn, "running_mean", mean, true, c, ct, &m) ||
+                    th__cn_param(fn, "running_var", var, true, c, ct, &v))) ||
+        th__cn_param(fn, "weight", weight, false, c, ct, &w) || th__cn_param(fn, "bias", bias, false, c, ct, &b))
+        goto fail;
+    if (!(result = th__result(fn, out, x->dtype, x->ndim, x->sizes))) goto fail;
+    int64_t numel = th__numel(x);
+    if (numel == 0) goto done;
+    if (!(xu = th__unalias(fn, result, x))) goto fail;
+    if (xu->dtype == ct && th_tensor_is_contiguous(xu))
+        xc = th_tensor_retain(xu);
+    else if (!(xc = th__convert_new(fn, ct, xu)))
+        goto fail;
+    y = result;
+    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
+        if (!(tmp = th__tensor_empty(fn, ct, x->ndim, x->sizes))) goto fail;
+        y = tmp;
+    }
+    p.f64 = f64;
+    p.group = group;
+    p.c = c;
+    p.inner = numel / (x->sizes[0] * c);
+    p.cg = group ? c / num_groups : 1;
+    p.x = th_tensor_data(xc);
+    p.y = th_tensor_data(y);
+    p.w = w ? th_tensor_data(w) : NULL;
+    p.b = b ? th_tensor_data(b) : NULL;
+    p.m = m ? th_tensor_data(m) : NULL;
+    p.v = v ? th_tensor_data(v) : NULL;
+    p.eps = eps;
+    int64_t units = group ? x->sizes[0] * num_groups : x->sizes[0] * c;
+    th__parallel_chunks(units, th__threads_for(numel), th__cn_units, &p);
+    if (tmp && th_tensor_copy(result, tmp)) goto fail;
+    goto done;
+fail:
+    status = th_last_status();
+    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+done:
+    th_tensor_release(w);
+    th_tensor_release(b);
+    th_tensor_release(m);
+    th_tensor_release(v);
+    th_tensor_release(xu);
+    th_tensor_release(xc);
+    th_tensor_release(tmp);
+    if (status != TH_OK) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* ---- glu, swiglu, geglu: x halved along a dim into a (first half) and b (second half) ----
+ *
+ * glu a * sigmoid(b) (torch.nn.functional.glu), swiglu silu(a) * b, geglu gelu(a) * b (exact, or with
+ * GELU's tanh approximation). Elementwise in double over contiguous copies in the compute type, rounded
+ * once; threads over consecutive runs of elements. */
+
+typedef enum th__gate_op { TH__GATE_GLU, TH__GATE_SWIGLU, TH__GATE_GEGLU, TH__GATE_GEGLU_TANH } th__gate_op;
+
+typedef struct th__gate_plan {
+    th__gate_op op;
+    bool f64;
+    int64_t half, inner;    /* the halved dim's new size, elements after it */
+    const void *x;          /* contiguous (outer, 2 * half, inner) */
+    void *y;                /* contiguous (outer, half, inner) */
+} th__gate_plan;
+
+static double th__gate_elem(th__gate_op op, double a, double b)
+{
+    switch (op) {
+    case TH__GATE_GLU: return a / (1.0 + exp(-b));
+    case TH__GATE_SWIGLU: return a / (1.0 + exp(-a)) * b;
+    case TH__GATE_GEGLU:
+        if (a < -1.0) { /* erfc magnifies its argument's rounding ~2t^2 times: put it back to first order */
+            const double c_hi = 0.70710678118654757, c_lo = -4.8336466567264567e-17; /* 1/sqrt(2) */
+            double t = -a * c_hi, lo = fma(-a, c_hi, -t) + -a * c_lo;
+            return 0.5 * a * (erfc(t) - lo * 1.12837916709551257390 * exp(-t * t)) * b; /* 2 / sqrt(pi) */
+        }
+        return 0.5 * a * erfc(-a * 0.70710678118654752440) * b;
+    default: {
+        /* 0.5 a (1 + tanh(sqrt(2 / pi) (a + 0.044715 a^3))), as torch's gelu(approximate='tanh') */
+        double k = 0.79788456080286535588 * (a + 0.044715 * a * a * a);
+        return 0.5 * a * (1.0 + tanh(k)) * b;
+    }
+    }
+}
+
+#define TH__GATE_ELEMS(T)                                                                                       \
+    do {                                                                                                        \
+        const T *xs = (const T *)p->x;                                                                          \
+        T *ys = (T *)p->y;                                                                                      \
+        int64_t len = p->half * p->inner;                                                                       \
+        for (int64_t e = begin; e < end; e++) {                                                                 \
+            int64_t o = e / len, j = e % len;                                                                   \
+            const T *a = xs + o * 2 * len + j;                                                                  \
+            ys[e] = (T)th__gate_elem(p->op, (double)a[0], (double)a[len]);                                      \
+        }                                                                                                       \
+    } while (0)
+
+static TH__HOT void th__gate_elems(void *ctx, int64_t begin, int64_t end)
+{
+    const th__gate_plan *p = (const th__gate_plan *)ctx;
+    if (p->f64)
+        TH__GATE_ELEMS(double);
+    else
+        TH__GATE_ELEMS(float);
+}
+#undef TH__GATE_ELEMS
+
+/* op of x halved along dim into out (NULL: a new tensor). Returns the result (out retained), or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__gate_run(const char *fn, th__gate_op op, th_tensor *out, const th_tensor *x,
+                                                int dim)
+{
+    static const char *names[4] = {"glu", "swiglu", "geglu", "geglu"};
+    if (!x) return th__fail(TH_ERR_INVALID, fn, "NULL x"), NULL;
+    if (!th_device_is_host(x->storage->device))
+        return th__fail(TH_ERR_DEVICE, fn, "x is on device type %d, which the host cannot touch",
+                        (int)x->storage->device.type),
+               NULL;
+    if (th__check_fits(fn, x)) return NULL;
+    if (x->ndim == 0) return th__fail(TH_ERR_SHAPE, fn, "x is 0-d; %s halves a dim", names[op]), NULL;
+    int d = 0;
+    if (th__wrap_dim(fn, dim, x->ndim, &d)) return NULL;
+    if (x->sizes[d] % 2)
+        return th__fail(TH_ERR_SHAPE, fn, "dim %d of x has size %lld, which is odd; %s halves it", d,
+                        (long long)x->sizes[d], names[op]),
+               NULL;
+    int64_t rs[TH_MAX_DIMS];
+    for (int i = 0; i < x->ndim; i++) rs[i] = x->sizes[i];
+    rs[d] /= 2;
+    th_tensor *result = th__result(fn, out, x->dtype, x->ndim, rs);
+    if (!result) return NULL;
+    int64_t numel = th__numel(result);
+    if (numel == 0) return result;
+    bool f64 = x->dtype == TH_F64;
+    th_dtype ct = f64 ? TH_F64 : TH_F32;
+    th_tensor *xu = NULL, *xc = NULL, *tmp = NULL, *y = result;
+    int status = TH_OK;
+    th__gate_plan p;
+    if (!(xu = th__unalias(fn, result, x))) goto fail;
+    if (xu->dtype == ct && th_tensor_is_contiguous(xu))
+        xc = th_tensor_retain(xu);
+    else if (!(xc = th__convert_new(fn, ct, xu)))
+        goto fail;
+    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
+        if (!(tmp = th__tensor_empty(fn, ct, x->ndim, rs))) goto fail;
+        y = tmp;
+    }
+    p.op = op;
+    p.f64 = f64;
+    p.half = rs[d];
+    p.inner = 1;
+    for (int i = d + 1; i < x->ndim; i++) p.inner *= rs[i];
+    p.x = th_tensor_data(xc);
+    p.y = th_tensor_data(y);
+    th__parallel_chunks(numel, th__threads_for(numel), th__gate_elems, &p);
+    if (tmp && th_tensor_copy(result, tmp)) goto fail;
+    goto done;
+fail:
+    status = th_last_status();
+    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+done:
+    th_tensor_release(xu);
+    th_tensor_release(xc);
+    th_tensor_release(tmp);
+    if (status != TH_OK) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
 
 #endif /* TH__DEFINING */

@@ -1,5 +1,6 @@
 /* Neural-network ops with tensor.h: softmax and log_softmax over a dim, layer_norm and rms_norm over trailing
- * dims, into new tensors and into outs (the input itself included), and an error.
+ * dims, group_norm and batch_norm over channels, the gated units glu and swiglu, into new tensors and into outs
+ * (the input itself included), and an error.
  * Build: cc -std=c11 -I. docs/examples/nn.c -lm */
 #define TH_IMPLEMENTATION
 /* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
@@ -32,6 +33,17 @@ int main(void)
     th_f32_tensor *yt = th_f32_transpose(y, 0, 1);
     int st = th_f32_rms_norm_out(yt, yt, 1, (int64_t[]){4}, NULL, 0.0);
 
+    /* group_norm of (N=1, C=4, 2) in 2 groups of 2 channels, and batch_norm with running statistics */
+    th_f32_tensor *img = th_f32_empty(3, (int64_t[]){1, 4, 2});
+    for (int i = 0; i < 8; i++) th_f32_data(img)[i] = (float)i;
+    th_f32_tensor *gn = th_f32_group_norm(img, 2, NULL, NULL, 0.0); /* each group [0 1 2 3] -> +-1.34, +-0.45 */
+    th_f32_tensor *mean = th_f32_full(1, (int64_t[]){4}, 1.0f), *var = th_f32_full(1, (int64_t[]){4}, 4.0f);
+    th_f32_tensor *bn = th_f32_batch_norm(img, mean, var, NULL, NULL, 0.0); /* (x - 1) / 2 */
+
+    /* the gated units halve a dim: swiglu(x) = silu(first half) * second half, as a LLaMA MLP's gate */
+    th_f32_tensor *sw = th_f32_swiglu(x, -1); /* (2, 4) -> (2, 2) */
+    th_f32_tensor *gl = th_f32_glu(x, -1);    /* first half * sigmoid(second half), torch's glu */
+
     /* bf16 computes in float and rounds once */
     th_bf16_tensor *h = th_bf16_ones(1, (int64_t[]){4});
     th_bf16_tensor *hs = th_bf16_softmax(h, 0); /* each 0.25 */
@@ -40,13 +52,24 @@ int main(void)
              fabsf(th_f32_get(p, (int64_t[]){1, 0}) - 1.0f / 3) < 1e-7f &&
              fabsf(th_f32_get(lp, (int64_t[]){0}) + logf(3.0f)) < 1e-6f &&
              fabsf(th_f32_get(ln, (int64_t[]){0, 3}) - (0.5f + 2 * 1.3416355f)) < 1e-5f &&
-             th_f32_get(y, (int64_t[]){2, 1}) == 1.0f && th_bfloat16_to_float(th_bf16_get(hs, (int64_t[]){2})) == 0.25f;
+             th_f32_get(y, (int64_t[]){2, 1}) == 1.0f && th_bfloat16_to_float(th_bf16_get(hs, (int64_t[]){2})) == 0.25f &&
+             gn && fabsf(th_f32_get(gn, (int64_t[]){0, 3, 1}) - 3.0f / sqrtf(5.0f)) < 1e-6f && bn &&
+             th_f32_get(bn, (int64_t[]){0, 2, 1}) == 2.0f && sw && th_f32_size(sw, 1) == 2 &&
+             fabsf(th_f32_get(sw, (int64_t[]){0, 1}) - 2.0f / (1.0f + expf(-2.0f)) * 4.0f) < 1e-5f && gl &&
+             fabsf(th_f32_get(gl, (int64_t[]){0, 0}) - 1.0f / (1.0f + expf(-3.0f))) < 1e-6f;
 
     /* an error names the function and the value */
     th_f32_tensor *bad = th_f32_layer_norm(x, 1, (int64_t[]){3}, NULL, NULL, 1e-5);
     printf("%s\n", th_last_error());
     ok = ok && bad == NULL && th_last_status() == TH_ERR_SHAPE;
 
+    th_f32_release(gl);
+    th_f32_release(sw);
+    th_f32_release(bn);
+    th_f32_release(var);
+    th_f32_release(mean);
+    th_f32_release(gn);
+    th_f32_release(img);
     th_bf16_release(hs);
     th_bf16_release(h);
     th_f32_release(yt);

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""PyTorch's group_norm, batch_norm (inference), glu and the gated units swiglu and geglu in float64, the peer
+of ops/nn.h's per-channel norms and gated units (tests/numpy/nn_layers_torch.c).
+
+    nn_layers_torch.py write DIR   draws random cases (ops x dtypes x shapes x groups/dims x weight/bias) and
+                                   for each writes DIR/<case>_x.npy (the input, already rounded to the case's
+                                   dtype, as float64), _m.npy and _v.npy (batch_norm's running statistics), _w.npy
+                                   and _b.npy where the case has them, and _ref.npy: torch's result computed in
+                                   float64 from those rounded values; for the gated units _s.npy, the scale of
+                                   each result's rounding: |a| for glu, |a * b| for the others. DIR/cases.txt lists
+                                   "case op dtype g has_w has_b eps layout" (g: num_groups, or the dim halved).
+
+group_norm's and batch_norm's references are their defining formulas in float64 torch ops, checked against
+F.group_norm and F.batch_norm(training=False) (whose kernels fold the scale into one multiply-add). glu is
+F.glu; swiglu is F.silu(a) * b and geglu F.gelu(a) * b (approximate 'none' and 'tanh'), a and b the halves
+from torch.chunk: torch 1.13 has neither as one function. torch's float64 gelu is x * 0.5 * (1 + erf(x / sqrt(2)))
+(and the tanh form 1 + tanh(...)), which cancels for negative x: its absolute error is about an ulp of |a * b|,
+which is the scale the C side measures f64 errors at. Exits 77 when torch cannot be imported (a skip).
+"""
+import os
+import sys
+
+try:
+    import numpy as np
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    print("SKIP: torch cannot be imported by %s" % sys.executable)
+    sys.exit(77)
+
+OPS = ['group_norm', 'batch_norm', 'glu', 'swiglu', 'geglu', 'geglu_tanh']
+DTYPES = {'f32': torch.float32, 'f64': torch.float64, 'f16': torch.float16, 'bf16': torch.bfloat16}
+CASES_PER = 30  # per op and dtype
+
+
+def rounded(a, dtype):
+    """a (float64 numpy) rounded to dtype, as float64 torch."""
+    return torch.from_numpy(np.asarray(a, dtype=np.float64)).to(DTYPES[dtype]).to(torch.float64)
+
+
+def write(d):
+    os.makedirs(d, exist_ok=True)
+    rng = np.random.default_rng(1616)
+    lines = []
+    case = 0
+    for op in OPS:
+        for dt in DTYPES:
+            for k in range(CASES_PER):
+                norm = op in ('group_norm', 'batch_norm')
+                ndim = int(rng.integers(2 if norm else 1, 6))
+                shape = [int(rng.integers(1, 7)) for _ in range(ndim)]
+                if norm and k % 3 == 0:
+                    shape[1] = [4, 6, 8, 12, 16][k % 5]
+                if k % 5 == 1:
+                    shape[-1] = int(rng.integers(50, 400))
+                scale = [1.0, 3.0, 10.0][k % 3]
+                x = rng.standard_normal(shape) * scale + rng.standard_normal()
+                g = 0
+                if not norm:
+                    g = int(rng.integers(-ndim, ndim))
+                    shape[g] = 2 * int(rng.integers(1, 5))
+                    x = rng.standard_normal(shape) * [1.0, 2.0, 4.0][k % 3]
+                xt = rounded(x, dt)
+                c = shape[1] if norm else 0
+                if op == 'group_norm':
+                    divisors = [q for q in range(1, c + 1) if c % q == 0]
+                    g = divisors[int(rng.integers(0, len(divisors)))]
+                eps = [1e-5, 1e-3, 0.1][k % 3]
+                has_w = norm and k % 4 != 3
+                has_b = norm and k % 5 != 2
+                w = rounded(rng.standard_normal(c) * 1.5, dt) if has_w else None
+                b = rounded(rng.standard_normal(c), dt) if has_b else None
+                m = v = scale = None
+                if op == 'group_norm':
+                    n = shape[0]
+                    xg = xt.reshape(n, g, -1)
+                    mean = xg.mean(-1, keepdim=True)
+                    var = (xg - mean).pow(2).mean(-1, keepdim=True)
+                    ref = ((xg - mean) / torch.sqrt(var + eps)).reshape(shape)
+                    bshape = [1, c] + [1] * (ndim - 2)
+                    if w is not None:
+                        ref = ref * w.reshape(bshape)
+                    if b is not None:
+                        ref = ref + b.reshape(bshape)
+                    if n * c // g * xg.shape[-1] // (c // g) > 1:  # F.group_norm refuses one value per group
+                        lib = F.group_norm(xt, g, w, b, eps)
+                        assert torch.allclose(ref, lib, rtol=1e-12, atol=1e-11), (case, (ref - lib).abs().max())
+                elif op == 'batch_norm':
+                    m = rounded(rng.standard_normal(c), dt)
+                    v = rounded(rng.random(c) * 3 + 0.05, dt)
+                    bshape = [1, c] + [1] * (ndim - 2)
+                    ref = (xt - m.reshape(bshape)) / torch.sqrt(v.reshape(bshape) + eps)
+                    if w is not None:
+                        ref = ref * w.reshape(bshape)
+                    if b is not None:
+                        ref = ref + b.reshape(bshape)
+                    lib = F.batch_norm(xt, m, v, w, b, training=False, eps=eps)
+                    assert torch.allclose(ref, lib, rtol=1e-12, atol=1e-11), (case, (ref - lib).abs().max())
+                elif op == 'glu':
+                    ref = F.glu(xt, g)
+                    scale = torch.chunk(xt, 2, dim=g)[0].abs()
+                else:
+                    a, bb = torch.chunk(xt, 2, dim=g)
+                    scale = (a * bb).abs()
+                    if op == 'swiglu':
+                        ref = F.silu(a) * bb
+                    elif op == 'geglu':
+                        ref = F.gelu(a) * bb
+                    else:
+                        ref = F.gelu(a, approximate='tanh') * bb
+                name = 'c%d' % case
+                np.save(os.path.join(d, name + '_x.npy'), xt.numpy())
+                np.save(os.path.join(d, name + '_ref.npy'), ref.contiguous().numpy())
+                for part, t in (('m', m), ('v', v), ('w', w), ('b', b), ('s', scale)):
+                    if t is not None:
+                        np.save(os.path.join(d, name + '_' + part + '.npy'), t.numpy())
+                lines.append('%s %s %s %d %d %d %.17g %d' % (name, op, dt, g, int(has_w), int(has_b), eps, k % 4))
+                case += 1
+    with open(os.path.join(d, 'cases.txt'), 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] != 'write':
+        print(__doc__)
+        return 2
+    write(sys.argv[2])
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
