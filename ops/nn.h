@@ -1,5 +1,5 @@
 /* ops/nn.h: neural-network ops: softmax, log_softmax, layer_norm, rms_norm, group_norm, batch_norm, glu,
- * swiglu, geglu. Stamped per dtype through
+ * swiglu, geglu, embedding, rope. Stamped per dtype through
  * tensor_generic.h for the floating dtypes (f16 and bf16 compute in float); the front doors only check the
  * dtypes, the work is done once for every dtype in ops/nn_erased.h. docs/nn.md. */
 #if defined(TH_REAL_IS_FLOATING)
@@ -71,6 +71,25 @@ TH_API TH_NAME(tensor) *TH_NAME(swiglu)(const TH_NAME(tensor) *x, int dim);
 TH_API int TH_NAME(swiglu_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int dim);
 TH_API TH_NAME(tensor) *TH_NAME(geglu)(const TH_NAME(tensor) *x, int dim, bool approximate);
 TH_API int TH_NAME(geglu_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int dim, bool approximate);
+
+/* torch.nn.functional.embedding (forward): the rows of weight (num_embeddings, dim) picked by indices, an i64
+ * tensor of any shape (and strides); the result is indices.shape + (dim). Every index is checked before
+ * anything is written. Errors: NULL weight or indices (TH_ERR_INVALID), indices not i64 (TH_ERR_DTYPE), weight
+ * not 2-d, indices with TH_MAX_DIMS dims (TH_ERR_SHAPE), an index < 0 or >= num_embeddings (TH_ERR_RANGE). */
+TH_API TH_NAME(tensor) *TH_NAME(embedding)(const TH_NAME(tensor) *weight, const th_i64_tensor *indices);
+TH_API int TH_NAME(embedding_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *weight, const th_i64_tensor *indices);
+
+/* Rotary position embedding: x (..., d) with its first 2h features rotated pairwise by the angles whose
+ * cosines and sines are given, (..., h) each, 2h <= d, their leading dims broadcast against x's (from the
+ * right: x (B, H, L, d) takes (L, h); x (B, L, H, d) takes (L, 1, h)); features from 2h on are copied.
+ * TH_ROPE_HALVES pairs feature i with i + h (GPT-NeoX), TH_ROPE_INTERLEAVED feature 2i with 2i + 1 (GPT-J):
+ * y[i] = x[i] cos - x[j] sin, y[j] = x[j] cos + x[i] sin. Errors: NULL x, cosines or sines, a layout outside
+ * the enum (TH_ERR_INVALID), a 0-d x, cosines and sines of different shapes, 2h > d, leading dims that do not
+ * broadcast (TH_ERR_SHAPE). */
+TH_API TH_NAME(tensor) *TH_NAME(rope)(const TH_NAME(tensor) *x, const TH_NAME(tensor) *cosines,
+                                      const TH_NAME(tensor) *sines, th_rope_layout layout);
+TH_API int TH_NAME(rope_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, const TH_NAME(tensor) *cosines,
+                             const TH_NAME(tensor) *sines, th_rope_layout layout);
 
 #else /* definitions */
 
@@ -217,6 +236,36 @@ TH_API int TH_NAME(geglu_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, in
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(geglu_out), "NULL out");
     return th__out_status(th__gate_run(TH__FN(geglu_out), approximate ? TH__GATE_GEGLU_TANH : TH__GATE_GEGLU,
                                       TH__B(out), TH__B(x), dim));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(embedding)(const TH_NAME(tensor) *weight, const th_i64_tensor *indices)
+{
+    if (TH__WRONG_DTYPE(weight) || th__dtype_mismatch(__func__, "indices", TH__B(indices), TH_I64)) return NULL;
+    return TH__T(th__embedding_run(TH__FN(embedding), NULL, TH__B(weight), TH__B(indices)));
+}
+
+TH_API int TH_NAME(embedding_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *weight, const th_i64_tensor *indices)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(weight) || th__dtype_mismatch(__func__, "indices", TH__B(indices), TH_I64))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(embedding_out), "NULL out");
+    return th__out_status(th__embedding_run(TH__FN(embedding_out), TH__B(out), TH__B(weight), TH__B(indices)));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(rope)(const TH_NAME(tensor) *x, const TH_NAME(tensor) *cosines,
+                                      const TH_NAME(tensor) *sines, th_rope_layout layout)
+{
+    if (TH__WRONG_DTYPE(x) || TH__WRONG_DTYPE(cosines) || TH__WRONG_DTYPE(sines)) return NULL;
+    return TH__T(th__rope_run(TH__FN(rope), NULL, TH__B(x), TH__B(cosines), TH__B(sines), (int)layout));
+}
+
+TH_API int TH_NAME(rope_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, const TH_NAME(tensor) *cosines,
+                             const TH_NAME(tensor) *sines, th_rope_layout layout)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x) || TH__WRONG_DTYPE(cosines) || TH__WRONG_DTYPE(sines))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(rope_out), "NULL out");
+    return th__out_status(th__rope_run(TH__FN(rope_out), TH__B(out), TH__B(x), TH__B(cosines), TH__B(sines), (int)layout));
 }
 
 #endif /* definitions */

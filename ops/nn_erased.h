@@ -10,7 +10,13 @@
  * its result stored back, so f16 and bf16 compute in float. The row kernels are ops/nn_rows.h. */
 #ifndef TH__DEFINING
 
-/* Nothing public: the functions are th_<sfx>_softmax and the others in ops/nn.h. */
+/* The functions are th_<sfx>_softmax and the others in ops/nn.h; the one public type is rope's layout. */
+
+/* How th_<sfx>_rope pairs the features it rotates (the first 2h of the last dim; h is cos's last size). */
+typedef enum th_rope_layout {
+    TH_ROPE_HALVES,     /* feature i with i + h (GPT-NeoX, LLaMA in Hugging Face's rotate_half) */
+    TH_ROPE_INTERLEAVED /* feature 2i with 2i + 1 (GPT-J, LLaMA's original complex-number form) */
+} th_rope_layout;
 
 #else
 
@@ -653,6 +659,232 @@ fail:
 done:
     th_tensor_release(xu);
     th_tensor_release(xc);
+    th_tensor_release(tmp);
+    if (status != TH_OK) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* ---- embedding: rows of weight picked by i64 indices of any shape ---- */
+
+/* weight (num, dim) rows at indices (any shape, i64) into out (NULL: a new tensor) of shape indices.shape +
+ * (dim). Every index is checked before anything is written. Returns the result (out retained), or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__embedding_run(const char *fn, th_tensor *out, const th_tensor *weight,
+                                                     const th_tensor *indices)
+{
+    if (!weight || !indices) return th__fail(TH_ERR_INVALID, fn, "NULL %s", weight ? "indices" : "weight"), NULL;
+    if (!th_device_is_host(weight->storage->device) || !th_device_is_host(indices->storage->device))
+        return th__fail(TH_ERR_DEVICE, fn, "%s is on device type %d, which the host cannot touch",
+                        th_device_is_host(weight->storage->device) ? "indices" : "weight",
+                        (int)(th_device_is_host(weight->storage->device) ? indices : weight)->storage->device.type),
+               NULL;
+    if (th__check_fits(fn, weight) || th__check_fits(fn, indices)) return NULL;
+    if (weight->ndim != 2) {
+        char a[160];
+        th__shape_string(weight->ndim, weight->sizes, a, sizeof a);
+        return th__fail(TH_ERR_SHAPE, fn, "weight has shape %s (%d dims); embedding takes (num_embeddings, dim)", a,
+                        weight->ndim),
+               NULL;
+    }
+    if (indices->ndim + 1 > TH_MAX_DIMS)
+        return th__fail(TH_ERR_SHAPE, fn, "indices has %d dims; the result's %d would be over TH_MAX_DIMS (%d)",
+                        indices->ndim, indices->ndim + 1, TH_MAX_DIMS),
+               NULL;
+    int64_t num = weight->sizes[0], dim = weight->sizes[1], count = th__numel(indices);
+    th_tensor *ic = NULL, *wc = NULL, *tmp = NULL, *result = NULL, *y;
+    int status = TH_OK;
+    /* the indices, contiguous, checked before anything is written */
+    if (indices->dtype == TH_I64 && th_tensor_is_contiguous(indices))
+        ic = th_tensor_retain((th_tensor *)indices);
+    else if (!(ic = th__convert_new(fn, TH_I64, indices)))
+        goto fail;
+    const int64_t *ix = count ? (const int64_t *)th_tensor_data(ic) : NULL;
+    for (int64_t i = 0; i < count; i++)
+        if (ix[i] < 0 || ix[i] >= num) {
+            th__fail(TH_ERR_RANGE, fn, "index %lld (element %lld of indices) is out of range for weight's %lld rows",
+                     (long long)ix[i], (long long)i, (long long)num);
+            goto fail;
+        }
+    int64_t rs[TH_MAX_DIMS];
+    for (int d = 0; d < indices->ndim; d++) rs[d] = indices->sizes[d];
+    rs[indices->ndim] = dim;
+    if (!(result = th__result(fn, out, weight->dtype, indices->ndim + 1, rs))) goto fail;
+    if (count == 0 || dim == 0) goto done;
+    /* weight as contiguous rows (a copy where it overlaps out, or is not contiguous) */
+    {
+        th_tensor *wu = th__unalias(fn, result, weight);
+        if (!wu) goto fail;
+        if (th_tensor_is_contiguous(wu))
+            wc = wu;
+        else {
+            wc = th__convert_new(fn, weight->dtype, wu);
+            th_tensor_release(wu);
+            if (!wc) goto fail;
+        }
+    }
+    y = result;
+    if (!th_tensor_is_contiguous(result)) {
+        if (!(tmp = th__tensor_empty(fn, weight->dtype, indices->ndim + 1, rs))) goto fail;
+        y = tmp;
+    }
+    {
+        size_t row = (size_t)dim * th_dtype_info(weight->dtype)->size;
+        const char *w = (const char *)th_tensor_data(wc);
+        char *yd = (char *)th_tensor_data(y);
+        for (int64_t i = 0; i < count; i++) memcpy(yd + (size_t)i * row, w + (size_t)ix[i] * row, row);
+    }
+    if (tmp && th_tensor_copy(result, tmp)) goto fail;
+    goto done;
+fail:
+    status = th_last_status();
+    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+done:
+    th_tensor_release(ic);
+    th_tensor_release(wc);
+    th_tensor_release(tmp);
+    if (status != TH_OK) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* ---- rope: rotary position embedding ---- */
+
+typedef struct th__rope_plan {
+    bool f64, interleaved;
+    int64_t d, h;                       /* x's last dim; pairs rotated (the first 2h features) */
+    int nlead;                          /* x's leading dims */
+    int64_t lsize[TH_MAX_DIMS], cstr[TH_MAX_DIMS]; /* their sizes; cos/sin's stride (in rows of h) for each */
+    const void *x, *c, *s;              /* x contiguous; cos and sin contiguous (rows of h) */
+    void *y;
+} th__rope_plan;
+
+#define TH__ROPE_ROWS(T)                                                                                        \
+    do {                                                                                                        \
+        const T *xs = (const T *)p->x, *cs = (const T *)p->c, *ss = (const T *)p->s;                            \
+        T *ys = (T *)p->y;                                                                                      \
+        for (int64_t r = begin; r < end; r++) {                                                                 \
+            int64_t q = r, crow = 0;                                                                            \
+            for (int k = p->nlead - 1; k >= 0; k--) {                                                           \
+                crow += (q % p->lsize[k]) * p->cstr[k];                                                         \
+                q /= p->lsize[k];                                                                               \
+            }                                                                                                   \
+            const T *xr = xs + r * p->d, *cr = cs + crow * p->h, *sr = ss + crow * p->h;                         \
+            T *yr = ys + r * p->d;                                                                              \
+            int64_t step = p->interleaved ? 2 : 1, other = p->interleaved ? 1 : p->h;                           \
+            for (int64_t i = 0; i < p->h; i++) {                                                                \
+                int64_t i0 = i * step, i1 = i0 + other;                                                         \
+                double a = (double)xr[i0], b = (double)xr[i1], c = (double)cr[i], s = (double)sr[i];            \
+                yr[i0] = (T)(a * c - b * s);                                                                    \
+                yr[i1] = (T)(b * c + a * s);                                                                    \
+            }                                                                                                   \
+            for (int64_t i = 2 * p->h; i < p->d; i++) yr[i] = xr[i];                                            \
+        }                                                                                                       \
+    } while (0)
+
+static TH__HOT void th__rope_rows(void *ctx, int64_t begin, int64_t end)
+{
+    const th__rope_plan *p = (const th__rope_plan *)ctx;
+    if (p->f64)
+        TH__ROPE_ROWS(double);
+    else
+        TH__ROPE_ROWS(float);
+}
+#undef TH__ROPE_ROWS
+
+/* x (..., d) rotated by the cosines and sines (..., h), 2h <= d, broadcast against x's leading dims, pairs laid out as
+ * layout says, into out (NULL: a new tensor). Returns the result (out retained), or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__rope_run(const char *fn, th_tensor *out, const th_tensor *x,
+                                                const th_tensor *cos_t, const th_tensor *sin_t, int layout)
+{
+    if (!x || !cos_t || !sin_t) return th__fail(TH_ERR_INVALID, fn, "NULL %s", !x ? "x" : !cos_t ? "cosines" : "sines"),
+               NULL;
+    const th_tensor *ops[3] = {x, cos_t, sin_t};
+    static const char *names[3] = {"x", "cosines", "sines"};
+    for (int k = 0; k < 3; k++) {
+        if (!th_device_is_host(ops[k]->storage->device))
+            return th__fail(TH_ERR_DEVICE, fn, "%s is on device type %d, which the host cannot touch", names[k],
+                            (int)ops[k]->storage->device.type),
+                   NULL;
+        if (th__check_fits(fn, ops[k])) return NULL;
+    }
+    if (layout != TH_ROPE_HALVES && layout != TH_ROPE_INTERLEAVED)
+        return th__fail(TH_ERR_INVALID, fn, "layout %d is no th_rope_layout", layout), NULL;
+    char a[160], b[160];
+    th__shape_string(x->ndim, x->sizes, a, sizeof a);
+    th__shape_string(cos_t->ndim, cos_t->sizes, b, sizeof b);
+    if (x->ndim < 1) return th__fail(TH_ERR_SHAPE, fn, "x is 0-d; rope rotates pairs along its last dim"), NULL;
+    bool same = cos_t->ndim == sin_t->ndim;
+    for (int k = 0; same && k < cos_t->ndim; k++) same = cos_t->sizes[k] == sin_t->sizes[k];
+    if (!same) {
+        char c[160];
+        th__shape_string(sin_t->ndim, sin_t->sizes, c, sizeof c);
+        return th__fail(TH_ERR_SHAPE, fn, "cosines have shape %s and sines %s; they must be the same", b, c), NULL;
+    }
+    int64_t d = x->sizes[x->ndim - 1];
+    if (cos_t->ndim < 1 || cos_t->ndim > x->ndim || 2 * cos_t->sizes[cos_t->ndim - 1] > d)
+        return th__fail(TH_ERR_SHAPE, fn,
+                        "cosines have shape %s; for x of shape %s they must be (..., h) with 2h <= %lld and at most %d dims",
+                        b, a, (long long)d, x->ndim),
+               NULL;
+    th__rope_plan p;
+    p.nlead = x->ndim - 1;
+    p.d = d;
+    p.h = cos_t->sizes[cos_t->ndim - 1];
+    /* cos's leading dims, aligned to the right of x's, each 1 (broadcast) or x's size */
+    int lead_c = cos_t->ndim - 1;
+    int64_t span = 1;
+    for (int k = p.nlead - 1; k >= 0; k--) {
+        p.lsize[k] = x->sizes[k];
+        int kc = k - (p.nlead - lead_c);
+        p.cstr[k] = 0;
+        if (kc < 0) continue;
+        int64_t cs = cos_t->sizes[kc];
+        if (cs != 1 && cs != x->sizes[k])
+            return th__fail(TH_ERR_SHAPE, fn, "cosines have shape %s, which does not broadcast against x's %s (dim %d: %lld, not %lld)",
+                            b, a, kc, (long long)cs, (long long)x->sizes[k]),
+                   NULL;
+        if (cs != 1) p.cstr[k] = span;
+        span *= cs;
+    }
+    th_tensor *result = th__result(fn, out, x->dtype, x->ndim, x->sizes);
+    if (!result) return NULL;
+    int64_t numel = th__numel(x);
+    if (numel == 0) return result;
+    bool f64 = x->dtype == TH_F64;
+    th_dtype ct = f64 ? TH_F64 : TH_F32;
+    th_tensor *xu = NULL, *xc = NULL, *cc = NULL, *sc = NULL, *tmp = NULL, *y = result;
+    int status = TH_OK;
+    if (!(xu = th__unalias(fn, result, x))) goto fail;
+    if (xu->dtype == ct && th_tensor_is_contiguous(xu))
+        xc = th_tensor_retain(xu);
+    else if (!(xc = th__convert_new(fn, ct, xu)))
+        goto fail;
+    if (!(cc = th__convert_new(fn, ct, cos_t)) || !(sc = th__convert_new(fn, ct, sin_t))) goto fail;
+    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
+        if (!(tmp = th__tensor_empty(fn, ct, x->ndim, x->sizes))) goto fail;
+        y = tmp;
+    }
+    p.f64 = f64;
+    p.interleaved = layout == TH_ROPE_INTERLEAVED;
+    p.x = th_tensor_data(xc);
+    p.c = th_tensor_data(cc);
+    p.s = th_tensor_data(sc);
+    p.y = th_tensor_data(y);
+    if (d > 0) th__parallel_chunks(numel / d, th__threads_for(numel), th__rope_rows, &p);
+    if (tmp && th_tensor_copy(result, tmp)) goto fail;
+    goto done;
+fail:
+    status = th_last_status();
+    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+done:
+    th_tensor_release(xu);
+    th_tensor_release(xc);
+    th_tensor_release(cc);
+    th_tensor_release(sc);
     th_tensor_release(tmp);
     if (status != TH_OK) {
         th_tensor_release(result);

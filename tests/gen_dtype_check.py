@@ -34,7 +34,7 @@ SCALARS = {
     'keepdim': 'false', 'descending': 'false', 'largest': 'true', 'sorted': 'true', 'replacement': 'true',
     'accumulate': 'false', 'gen': 'NULL', 'f': 'dc_devnull',
     'normalized_ndim': '2', 'eps': '1e-5', 'npad': '2', 'mode': 'TH_PAD_CONSTANT', 'value': '0',
-    'num_groups': '1', 'approximate': 'false',
+    'num_groups': '1', 'approximate': 'false', 'layout': 'TH_ROPE_HALVES',
 }
 POINTERS = {
     ('const int64_t *', 'sizes'): '(const int64_t[]){2, 2}',
@@ -71,10 +71,12 @@ CONV = {'conv1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': 
         'conv3d': {'input': [1, 1, 1, 2, 2], 'weight': [1, 1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 1, 2, 2]},
         'max_pool2d': {'input': [1, 2, 2], 'out': [1, 2, 2], 'indices_out': [1, 2, 2]},
         'avg_pool2d': {'input': [1, 2, 2], 'out': [1, 2, 2]}}
-# ops/nn.h's per-channel norms and gated units: x (2, 2), parameters (C) = (2); glu halves dim 0.
+# ops/nn.h's per-channel norms and gated units: x (2, 2), parameters (C) = (2); glu halves dim 0; embedding's
+# indices (2, 2) of ones pick rows of a (2, 2) weight; rope's tables (2, 1) rotate one pair.
 NN_SHAPES = {'group_norm': {'weight': [2], 'bias': [2]},
              'batch_norm': {'running_mean': [2], 'running_var': [2], 'weight': [2], 'bias': [2]},
-             'glu': {'out': [1, 2]}, 'swiglu': {'out': [1, 2]}, 'geglu': {'out': [1, 2]}}
+             'glu': {'out': [1, 2]}, 'swiglu': {'out': [1, 2]}, 'geglu': {'out': [1, 2]},
+             'embedding': {'out': [2, 2, 2]}, 'rope': {'cosines': [2, 1], 'sines': [2, 1]}}
 PRODUCT_OF = {'dot': 'dot', 'mv': 'mv', 'addmv': 'mv', 'mm': 'mm', 'addmm': 'mm', 'bmm': 'bmm',
               'baddbmm': 'bmm', 'matmul': 'matmul', 'outer': 'outer', 'addr': 'outer'}
 

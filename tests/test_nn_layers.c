@@ -1,5 +1,5 @@
-/* tests/test_nn_layers.c: group_norm, batch_norm (inference), glu, swiglu and geglu (ops/nn.h) for f32, f64,
- * f16 and bf16, against references computed here in double from their definitions; transposed, stepped and
+/* tests/test_nn_layers.c: group_norm, batch_norm (inference), glu, swiglu, geglu, embedding and rope (ops/nn.h)
+ * for f32, f64, f16 and bf16, against references computed here in double from their definitions; transposed, stepped and
  * reversed inputs and outs, outs that are the input, empty tensors, weights and biases on and off; 1 and 2
  * threads bit-identical; every error. The peer check against PyTorch is tests/numpy/nn_layers_torch.c. */
 #include <math.h>
@@ -430,6 +430,200 @@ static void test_errors(void)
     th_f64_release(d);
 }
 
+/* ---- embedding and rope ---- */
+
+#define ROPE_CALL(sfx)                                                                                         \
+    do {                                                                                                       \
+        typedef th_##sfx##_tensor T;                                                                           \
+        r = out ? (th_##sfx##_rope_out((T *)out, (const T *)x, (const T *)c, (const T *)s, layout) ? NULL : out) \
+                : (th_tensor *)th_##sfx##_rope((const T *)x, (const T *)c, (const T *)s, layout);             \
+    } while (0)
+
+static th_tensor *rope(th_dtype dt, th_tensor *out, const th_tensor *x, const th_tensor *c, const th_tensor *s,
+                       th_rope_layout layout)
+{
+    th_tensor *r = NULL;
+    switch (dt) {
+    case TH_F32: ROPE_CALL(f32); break;
+    case TH_F64: ROPE_CALL(f64); break;
+    case TH_F16: ROPE_CALL(f16); break;
+    default: ROPE_CALL(bf16);
+    }
+    return r;
+}
+
+/* rope's reference in double: x64 (..., d) contiguous, c64 and s64 contiguous (rows of h) broadcast as row
+ * index crow(row) = the position along dim pos_dim of x (the tables are (L, h) or (L, 1, h)). */
+static th_tensor *rope_ref(const th_tensor *x64, const th_tensor *c64, const th_tensor *s64, int pos_dim, bool inter)
+{
+    int nd = th_tensor_ndim(x64);
+    const int64_t *sz = th_tensor_sizes(x64);
+    th_tensor *r = view_new(TH_F64, nd, sz, 0);
+    const double *x = (const double *)th_tensor_data(x64), *c = (const double *)th_tensor_data(c64);
+    const double *sn = (const double *)th_tensor_data(s64);
+    double *y = (double *)th_tensor_data(r);
+    int64_t d = sz[nd - 1], h = th_tensor_sizes(c64)[th_tensor_ndim(c64) - 1], rows = th_tensor_numel(x64) / d;
+    int64_t inner = 1;
+    for (int k = pos_dim + 1; k < nd - 1; k++) inner *= sz[k];
+    for (int64_t row = 0; row < rows; row++) {
+        int64_t pos = (row / inner) % sz[pos_dim];
+        for (int64_t i = 0; i < d; i++) y[row * d + i] = x[row * d + i];
+        for (int64_t i = 0; i < h; i++) {
+            int64_t i0 = inter ? 2 * i : i, i1 = inter ? 2 * i + 1 : i + h;
+            double a = x[row * d + i0], b = x[row * d + i1], cv = c[pos * h + i], sv = sn[pos * h + i];
+            y[row * d + i0] = a * cv - b * sv;
+            y[row * d + i1] = b * cv + a * sv;
+        }
+    }
+    return r;
+}
+
+static void test_rope(void)
+{
+    int cases = 0;
+    for (int di = 0; di < 4; di++)
+        for (int form = 0; form < 3; form++)
+            for (int inter = 0; inter < 2; inter++) {
+                th_dtype dt = dtypes[di];
+                /* form 0: (B, H, L, d) with (L, h); 1: (B, L, H, d) with (L, 1, h); 2: (L, d), partial (2h < d) */
+                int64_t L = 5, d = 8, h = form == 2 ? 3 : 4;
+                int64_t xs[4] = {2, 3, L, d}, ts[3] = {L, h, 0};
+                int nd = 4, tn = 2, pos_dim = 2;
+                if (form == 1) xs[1] = L, xs[2] = 3, ts[1] = 1, ts[2] = h, tn = 3, pos_dim = 1;
+                if (form == 2) xs[0] = L, xs[1] = d, nd = 2, pos_dim = 0;
+                th_tensor *x = view_new(dt, nd, xs, (form + inter) % 4), *c = view_new(dt, tn, ts, form % 4),
+                          *s = view_new(dt, tn, ts, (form + 1) % 4);
+                fill_random(x, -3, 3);
+                fill_random(c, -1, 1);
+                fill_random(s, -1, 1);
+                th_tensor *x64 = as_f64(x), *c64 = as_f64(c), *s64 = as_f64(s);
+                th_tensor *want = rope_ref(x64, c64, s64, pos_dim, inter);
+                th_rope_layout lay = inter ? TH_ROPE_INTERLEAVED : TH_ROPE_HALVES;
+                th_tensor *y = rope(dt, NULL, x, c, s, lay);
+                th_tensor *o = view_new(dt, nd, xs, (form + inter + 1) % 4);
+                CHECK(y && rope(dt, o, x, c, s, lay) == o);
+                /* the products cancel: error at the scale of |x| (up to 3) */
+                if (y) CHECK(worst_err(y, want) <= 3 * tol(dt));
+                CHECK(worst_err(o, want) <= 3 * tol(dt));
+                /* in place */
+                th_tensor *xi = view_new(dt, nd, xs, 0);
+                th_tensor_copy(xi, x);
+                CHECK(rope(dt, xi, xi, c, s, lay) == xi && y && same_bits(xi, y));
+                th_tensor *rel[] = {x, c, s, x64, c64, s64, want, y, o, xi};
+                for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++) th_tensor_release(rel[k]);
+                cases++;
+            }
+    /* known values: a quarter turn of (1, 2) in each layout */
+    th_f64_tensor *x = th_f64_empty(1, SZ(4)), *c = th_f64_zeros(1, SZ(2)), *s = th_f64_ones(1, SZ(2));
+    for (int i = 0; i < 4; i++) th_f64_data(x)[i] = i + 1;
+    th_f64_tensor *yh = th_f64_rope(x, c, s, TH_ROPE_HALVES), *yi = th_f64_rope(x, c, s, TH_ROPE_INTERLEAVED);
+    /* halves: pairs (1, 3), (2, 4) -> (-3, 1), (-4, 2); interleaved: (1, 2), (3, 4) -> (-2, 1), (-4, 3) */
+    CHECK(yh && th_f64_data(yh)[0] == -3 && th_f64_data(yh)[1] == -4 && th_f64_data(yh)[2] == 1 && th_f64_data(yh)[3] == 2);
+    CHECK(yi && th_f64_data(yi)[0] == -2 && th_f64_data(yi)[1] == 1 && th_f64_data(yi)[2] == -4 && th_f64_data(yi)[3] == 3);
+    /* threads: the same bits */
+    th_f32_tensor *big = th_f32_empty(3, SZ(64, 32, 128)), *bc = th_f32_empty(2, SZ(32, 64)), *bs = th_f32_empty(2, SZ(32, 64));
+    fill_random((th_tensor *)big, -2, 2);
+    fill_random((th_tensor *)bc, -1, 1);
+    fill_random((th_tensor *)bs, -1, 1);
+    th_f32_tensor *r[2];
+    for (int t = 0; t < 2; t++) {
+        test_set_threads(t + 1);
+        r[t] = th_f32_rope(big, bc, bs, TH_ROPE_INTERLEAVED);
+    }
+    test_set_threads(1);
+    CHECK(r[0] && r[1] && same_bits((th_tensor *)r[0], (th_tensor *)r[1]));
+    th_f32_tensor *rel[] = {big, bc, bs, r[0], r[1]};
+    for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++) th_f32_release(rel[k]);
+    th_f64_tensor *rel64[] = {x, c, s, yh, yi};
+    for (size_t k = 0; k < sizeof rel64 / sizeof rel64[0]; k++) th_f64_release(rel64[k]);
+    printf("nn_layers: %d rope cases against the double reference\n", cases);
+}
+
+static void test_embedding(void)
+{
+    /* weight (5, 3): row i is 10 i + j; indices (2, 2) transposed */
+    th_f32_tensor *w = th_f32_empty(2, SZ(5, 3));
+    for (int i = 0; i < 15; i++) th_f32_data(w)[i] = (float)(10 * (i / 3) + i % 3);
+    th_i64_tensor *ix = th_i64_empty(2, SZ(2, 2));
+    int64_t iv[4] = {4, 0, 2, 4};
+    memcpy(th_i64_data(ix), iv, sizeof iv);
+    th_i64_tensor *it = th_i64_transpose(ix, 0, 1); /* [[4, 2], [0, 4]] */
+    th_f32_tensor *e = th_f32_embedding(w, it);
+    CHECK(e && th_f32_ndim(e) == 3 && th_f32_size(e, 2) == 3);
+    int64_t want[4] = {4, 2, 0, 4};
+    for (int k = 0; e && k < 4; k++)
+        for (int j = 0; j < 3; j++) CHECK(th_f32_data(e)[k * 3 + j] == (float)(10 * want[k] + j));
+    /* every dtype, a transposed weight, into a stepped out */
+    for (int di = 0; di < 4; di++) {
+        th_tensor *wt = view_new(dtypes[di], 2, SZ(5, 3), 1), *o = view_new(dtypes[di], 3, SZ(2, 2, 3), 2);
+        th_tensor_copy(wt, (th_tensor *)w);
+        int st = dtypes[di] == TH_F32 ? th_f32_embedding_out((th_f32_tensor *)o, (th_f32_tensor *)wt, it)
+               : dtypes[di] == TH_F64 ? th_f64_embedding_out((th_f64_tensor *)o, (th_f64_tensor *)wt, it)
+               : dtypes[di] == TH_F16 ? th_f16_embedding_out((th_f16_tensor *)o, (th_f16_tensor *)wt, it)
+                                      : th_bf16_embedding_out((th_bf16_tensor *)o, (th_bf16_tensor *)wt, it);
+        CHECK(st == TH_OK && e && same_bits(o, (th_tensor *)e));
+        th_tensor_release(wt);
+        th_tensor_release(o);
+    }
+    /* 0-d indices give one row; empty indices an empty result */
+    th_i64_tensor *i0 = th_i64_full(0, NULL, 3), *ie = th_i64_empty(1, SZ(0));
+    th_f32_tensor *e0 = th_f32_embedding(w, i0), *ee = th_f32_embedding(w, ie);
+    CHECK(e0 && th_f32_ndim(e0) == 1 && th_f32_data(e0)[2] == 32.0f);
+    CHECK(ee && th_f32_ndim(ee) == 2 && th_f32_size(ee, 0) == 0 && th_f32_size(ee, 1) == 3);
+    /* errors: nothing is written when an index is out of range */
+    th_f32_tensor *o = th_f32_full(3, SZ(2, 2, 3), 7.0f);
+    th_i64_tensor *bad = th_i64_empty(1, SZ(3));
+    th_i64_data(bad)[0] = 1, th_i64_data(bad)[1] = 5, th_i64_data(bad)[2] = -1;
+    CHECK_NULL(th_f32_embedding(w, bad), TH_ERR_RANGE, "th_f32_embedding",
+               "index 5 (element 1 of indices) is out of range for weight's 5 rows");
+    th_i64_data(bad)[1] = 0;
+    CHECK_NULL(th_f32_embedding(w, bad), TH_ERR_RANGE, "th_f32_embedding", "index -1 (element 2 of indices)");
+    th_i64_data(ix)[3] = 9;
+    CHECK_FAILS(th_f32_embedding_out(o, w, it), TH_ERR_RANGE, "th_f32_embedding_out", "index 9");
+    CHECK(th_f32_data(o)[0] == 7.0f && th_f32_data(o)[11] == 7.0f);
+    CHECK_NULL(th_f32_embedding(NULL, ix), TH_ERR_INVALID, "th_f32_embedding", "NULL weight");
+    CHECK_NULL(th_f32_embedding(w, NULL), TH_ERR_INVALID, "th_f32_embedding", "NULL indices");
+    CHECK_NULL(th_f32_embedding(w, (th_i64_tensor *)w), TH_ERR_DTYPE, "th_f32_embedding", "indices is f32, not i64");
+    CHECK_NULL(th_f32_embedding(e0, ix), TH_ERR_SHAPE, "th_f32_embedding",
+               "weight has shape (3) (1 dims); embedding takes (num_embeddings, dim)");
+    CHECK_FAILS(th_f32_embedding_out(NULL, w, ix), TH_ERR_INVALID, "th_f32_embedding_out", "NULL out");
+    CHECK_FAILS(th_f32_embedding_out(o, w, i0), TH_ERR_SHAPE, "th_f32_embedding_out", "out has shape (2, 2, 3)");
+    th_i64_tensor *deep = th_i64_zeros(TH_MAX_DIMS, (const int64_t[TH_MAX_DIMS]){1});
+    CHECK_NULL(th_f32_embedding(w, deep), TH_ERR_SHAPE, "th_f32_embedding", "over TH_MAX_DIMS");
+    th_f32_tensor *rel[] = {w, e, e0, ee, o};
+    for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++) th_f32_release(rel[k]);
+    th_i64_tensor *reli[] = {ix, it, i0, ie, bad, deep};
+    for (size_t k = 0; k < sizeof reli / sizeof reli[0]; k++) th_i64_release(reli[k]);
+
+    /* rope's errors */
+    th_f32_tensor *x = th_f32_zeros(2, SZ(3, 4)), *c = th_f32_zeros(2, SZ(3, 2)), *c1 = th_f32_zeros(1, SZ(2));
+    th_f32_tensor *c3 = th_f32_zeros(2, SZ(3, 3)), *cb = th_f32_zeros(2, SZ(2, 2)), *x0 = th_f32_zeros(0, NULL);
+    th_f32_tensor *c4 = th_f32_zeros(3, SZ(1, 3, 2));
+    CHECK_NULL(th_f32_rope(NULL, c, c, TH_ROPE_HALVES), TH_ERR_INVALID, "th_f32_rope", "NULL x");
+    CHECK_NULL(th_f32_rope(x, NULL, c, TH_ROPE_HALVES), TH_ERR_INVALID, "th_f32_rope", "NULL cosines");
+    CHECK_NULL(th_f32_rope(x, c, NULL, TH_ROPE_HALVES), TH_ERR_INVALID, "th_f32_rope", "NULL sines");
+    CHECK_NULL(th_f32_rope(x, c, c, (th_rope_layout)7), TH_ERR_INVALID, "th_f32_rope", "layout 7 is no th_rope_layout");
+    CHECK_NULL(th_f32_rope(x0, c1, c1, TH_ROPE_HALVES), TH_ERR_SHAPE, "th_f32_rope", "x is 0-d");
+    CHECK_NULL(th_f32_rope(x, c, c1, TH_ROPE_HALVES), TH_ERR_SHAPE, "th_f32_rope",
+               "cosines have shape (3, 2) and sines (2); they must be the same");
+    CHECK_NULL(th_f32_rope(x, c3, c3, TH_ROPE_INTERLEAVED), TH_ERR_SHAPE, "th_f32_rope",
+               "cosines have shape (3, 3); for x of shape (3, 4) they must be (..., h) with 2h <= 4");
+    CHECK_NULL(th_f32_rope(x, c4, c4, TH_ROPE_HALVES), TH_ERR_SHAPE, "th_f32_rope", "at most 2 dims");
+    CHECK_NULL(th_f32_rope(x, cb, cb, TH_ROPE_HALVES), TH_ERR_SHAPE, "th_f32_rope",
+               "cosines have shape (2, 2), which does not broadcast against x's (3, 4) (dim 0: 2, not 3)");
+    th_f64_tensor *cd = th_f64_zeros(2, SZ(3, 2));
+    CHECK_NULL(th_f32_rope(x, (th_f32_tensor *)cd, c, TH_ROPE_HALVES), TH_ERR_DTYPE, "th_f32_rope", "cosines is f64, not f32");
+    CHECK_NULL(th_f32_rope(x, c, (th_f32_tensor *)cd, TH_ROPE_HALVES), TH_ERR_DTYPE, "th_f32_rope", "sines is f64");
+    th_f64_release(cd);
+    CHECK_FAILS(th_f32_rope_out(NULL, x, c, c, TH_ROPE_HALVES), TH_ERR_INVALID, "th_f32_rope_out", "NULL out");
+    CHECK_FAILS(th_f32_rope_out(c, x, c, c, TH_ROPE_HALVES), TH_ERR_SHAPE, "th_f32_rope_out", "out has shape (3, 2)");
+    /* a table of one row broadcasts over every position; (2) alone too */
+    th_f32_tensor *ok = th_f32_rope(x, c1, c1, TH_ROPE_HALVES);
+    CHECK(ok != NULL);
+    th_f32_tensor *relr[] = {x, c, c1, c3, cb, x0, c4, ok};
+    for (size_t k = 0; k < sizeof relr / sizeof relr[0]; k++) th_f32_release(relr[k]);
+}
+
 int main(void)
 {
     test_begin();
@@ -437,5 +631,7 @@ int main(void)
     test_values();
     test_threads();
     test_errors();
+    test_rope();
+    test_embedding();
     return test_end("nn_layers");
 }

@@ -1,12 +1,13 @@
 /* Neural-network ops with tensor.h: softmax and log_softmax over a dim, layer_norm and rms_norm over trailing
- * dims, group_norm and batch_norm over channels, the gated units glu and swiglu, into new tensors and into outs
- * (the input itself included), and an error.
+ * dims, group_norm and batch_norm over channels, the gated units glu and swiglu, embedding lookup and rotary
+ * position embedding, into new tensors and into outs (the input itself included), and an error.
  * Build: cc -std=c11 -I. docs/examples/nn.c -lm */
 #define TH_IMPLEMENTATION
 /* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
 #define TH_SELECT_DTYPES
 #define TH_WANT_F32
 #define TH_WANT_BF16
+#define TH_WANT_I64
 #include <math.h>
 #include "tensor.h"
 
@@ -44,6 +45,23 @@ int main(void)
     th_f32_tensor *sw = th_f32_swiglu(x, -1); /* (2, 4) -> (2, 2) */
     th_f32_tensor *gl = th_f32_glu(x, -1);    /* first half * sigmoid(second half), torch's glu */
 
+    /* embedding: token ids (i64, any shape) pick rows of a (vocab, dim) table: ids (2) -> (2, 4) */
+    th_f32_tensor *table = th_f32_empty(2, (int64_t[]){3, 4});
+    for (int i = 0; i < 12; i++) th_f32_data(table)[i] = (float)i;
+    th_i64_tensor *ids = th_i64_empty(1, (int64_t[]){2});
+    th_i64_data(ids)[0] = 2, th_i64_data(ids)[1] = 0;
+    th_f32_tensor *emb = th_f32_embedding(table, ids); /* rows 2 and 0 */
+
+    /* rope: positions 0 and 1 of a head of dim 4 (two pairs), angles pos * 10000^(-i/2), GPT-NeoX's layout */
+    th_f32_tensor *cosines = th_f32_empty(2, (int64_t[]){2, 2}), *sines = th_f32_empty(2, (int64_t[]){2, 2});
+    for (int pos = 0; pos < 2; pos++)
+        for (int i = 0; i < 2; i++) {
+            double angle = pos * pow(10000.0, -i / 2.0);
+            th_f32_data(cosines)[pos * 2 + i] = (float)cos(angle);
+            th_f32_data(sines)[pos * 2 + i] = (float)sin(angle);
+        }
+    int rs = th_f32_rope_out(emb, emb, cosines, sines, TH_ROPE_HALVES); /* in place: position 0 is unchanged */
+
     /* bf16 computes in float and rounds once */
     th_bf16_tensor *h = th_bf16_ones(1, (int64_t[]){4});
     th_bf16_tensor *hs = th_bf16_softmax(h, 0); /* each 0.25 */
@@ -56,13 +74,20 @@ int main(void)
              gn && fabsf(th_f32_get(gn, (int64_t[]){0, 3, 1}) - 3.0f / sqrtf(5.0f)) < 1e-6f && bn &&
              th_f32_get(bn, (int64_t[]){0, 2, 1}) == 2.0f && sw && th_f32_size(sw, 1) == 2 &&
              fabsf(th_f32_get(sw, (int64_t[]){0, 1}) - 2.0f / (1.0f + expf(-2.0f)) * 4.0f) < 1e-5f && gl &&
-             fabsf(th_f32_get(gl, (int64_t[]){0, 0}) - 1.0f / (1.0f + expf(-3.0f))) < 1e-6f;
+             fabsf(th_f32_get(gl, (int64_t[]){0, 0}) - 1.0f / (1.0f + expf(-3.0f))) < 1e-6f && emb && rs == TH_OK &&
+             th_f32_get(emb, (int64_t[]){0, 3}) == 11.0f &&
+             fabsf(th_f32_get(emb, (int64_t[]){1, 0}) - (0.0f * cosf(1.0f) - 2.0f * sinf(1.0f))) < 1e-6f;
 
     /* an error names the function and the value */
     th_f32_tensor *bad = th_f32_layer_norm(x, 1, (int64_t[]){3}, NULL, NULL, 1e-5);
     printf("%s\n", th_last_error());
     ok = ok && bad == NULL && th_last_status() == TH_ERR_SHAPE;
 
+    th_f32_release(sines);
+    th_f32_release(cosines);
+    th_f32_release(emb);
+    th_i64_release(ids);
+    th_f32_release(table);
     th_f32_release(gl);
     th_f32_release(sw);
     th_f32_release(bn);

@@ -1,11 +1,12 @@
-/* tests/numpy/nn_layers_torch.c: group_norm, batch_norm (inference), glu, swiglu and geglu (ops/nn.h) against
- * PyTorch 1.13 in float64 (tests/numpy/nn_layers_torch.py writes the cases: inputs already rounded to each
+/* tests/numpy/nn_layers_torch.c: group_norm, batch_norm (inference), glu, swiglu, geglu, embedding and rope
+ * (ops/nn.h) against PyTorch 1.13 in float64 (tests/numpy/nn_layers_torch.py writes the cases: inputs already rounded to each
  * case's dtype, and torch's float64 result from them). Every case runs as a new result and into an out, the
  * input in the layout the case names (contiguous, dims reversed, stepped, last dim reversed) and the out and
  * parameters in others. The error is measured in units in the last place of the case's dtype at the reference
  * value, counted at no less than 2^-10 (1 for the f64 norms, whose x - mean rounds in double), since the results
  * pass through 0; for f64 gated units at no less than the scale of the rounding, |a| (glu) or |a * b|, since
- * torch's own float64 gelu (1 + erf, 1 + tanh) cancels for negative a. The worst per op and dtype is printed and
+ * torch's own float64 gelu (1 + erf, 1 + tanh) cancels for negative a, and for f64 rope at no less than
+ * |a cos| + |b sin| (the difference of the two products cancels in both). embedding must be exact. The worst per op and dtype is printed and
  * bounded.
  *
  * Usage: nn_layers_torch DIR PYTHON SCRIPT (the test command; skips with 77 without /usr/bin/python3 or torch). */
@@ -19,15 +20,17 @@
 #include "../check.h"
 #include "peer_files.h"
 
-enum { NOPS = 6 };
-static const char *ops[NOPS] = {"group_norm", "batch_norm", "glu", "swiglu", "geglu", "geglu_tanh"};
+enum { NOPS = 9, OP_EMBEDDING = 6, OP_ROPE = 7 };
+static const char *ops[NOPS] = {"group_norm", "batch_norm", "glu", "swiglu", "geglu", "geglu_tanh", "embedding",
+                                "rope_halves", "rope_interleaved"};
 static const char *dts[4] = {"f32", "f64", "f16", "bf16"};
 static const th_dtype dtypes[4] = {TH_F32, TH_F64, TH_F16, TH_BF16};
 /* Bounds on the error, ulps: op x dtype (f32, f64, f16, bf16). f32, f16 and bf16 compute in double and round
  * once (0.5 ulp, and a little more where the value lies within double's error of a rounding boundary); f64 has
  * no wider type, and torch's float64 silu, gelu and sigmoid have their own roundings. */
 static const double bound[NOPS][4] = {{0.51, 8, 0.51, 0.51}, {0.51, 6, 0.51, 0.51}, {0.51, 4, 0.51, 0.51},
-                                      {0.51, 4, 0.51, 0.51}, {0.51, 4, 0.51, 0.51}, {0.51, 4, 0.51, 0.51}};
+                                      {0.51, 4, 0.51, 0.51}, {0.51, 4, 0.51, 0.51}, {0.51, 4, 0.51, 0.51},
+                                      {0, 0, 0, 0},          {0.51, 2, 0.51, 0.51}, {0.51, 2, 0.51, 0.51}};
 static double worst[NOPS][4];
 static int count[NOPS][4];
 
@@ -97,12 +100,15 @@ static double ulps(const th_tensor *got, const th_tensor *ref, th_dtype dt, doub
         const T *tx = (const T *)x, *tm = (const T *)m, *tv = (const T *)v, *tw = (const T *)w,                \
                 *tb = (const T *)b;                                                                            \
         T *to = (T *)out;                                                                                      \
+        th_rope_layout lay = op == 8 ? TH_ROPE_INTERLEAVED : TH_ROPE_HALVES;                                   \
         switch (op) {                                                                                          \
         case 0: st = to ? th_##sfx##_group_norm_out(to, tx, g, tw, tb, eps) : ((r = (th_tensor *)th_##sfx##_group_norm(tx, g, tw, tb, eps)) ? 0 : -1); break; \
         case 1: st = to ? th_##sfx##_batch_norm_out(to, tx, tm, tv, tw, tb, eps) : ((r = (th_tensor *)th_##sfx##_batch_norm(tx, tm, tv, tw, tb, eps)) ? 0 : -1); break; \
         case 2: st = to ? th_##sfx##_glu_out(to, tx, (int)g) : ((r = (th_tensor *)th_##sfx##_glu(tx, (int)g)) ? 0 : -1); break; \
         case 3: st = to ? th_##sfx##_swiglu_out(to, tx, (int)g) : ((r = (th_tensor *)th_##sfx##_swiglu(tx, (int)g)) ? 0 : -1); break; \
-        default: st = to ? th_##sfx##_geglu_out(to, tx, (int)g, op == 5) : ((r = (th_tensor *)th_##sfx##_geglu(tx, (int)g, op == 5)) ? 0 : -1); \
+        case 4: case 5: st = to ? th_##sfx##_geglu_out(to, tx, (int)g, op == 5) : ((r = (th_tensor *)th_##sfx##_geglu(tx, (int)g, op == 5)) ? 0 : -1); break; \
+        case 6: st = to ? th_##sfx##_embedding_out(to, tx, (const th_i64_tensor *)m) : ((r = (th_tensor *)th_##sfx##_embedding(tx, (const th_i64_tensor *)m)) ? 0 : -1); break; \
+        default: st = to ? th_##sfx##_rope_out(to, tx, tm, tv, lay) : ((r = (th_tensor *)th_##sfx##_rope(tx, tm, tv, lay)) ? 0 : -1); \
         }                                                                                                      \
     } while (0)
 
@@ -147,16 +153,19 @@ static void one_case(const char *line)
     CHECK(op < NOPS && dti < 4);
     if (op >= NOPS || dti >= 4) return;
     th_dtype dt = dtypes[dti];
-    bool bn = op == 1;
+    bool bn = op == 1 || op >= OP_ROPE; /* batch_norm's running statistics, rope's cosines and sines */
+    bool scaled = op >= 2 && op != OP_EMBEDDING;
     th_tensor *x64 = load(name, "x"), *ref = load(name, "ref");
-    th_tensor *m64 = bn ? load(name, "m") : NULL, *v64 = bn ? load(name, "v") : NULL;
+    th_tensor *m64 = bn ? load(name, "m") : op == OP_EMBEDDING ? load(name, "i") : NULL;
+    th_tensor *v64 = bn ? load(name, "v") : NULL;
     th_tensor *w64 = has_w ? load(name, "w") : NULL, *b64 = has_b ? load(name, "b") : NULL;
-    th_tensor *s64 = op >= 2 ? load(name, "s") : NULL;
-    bool loaded = x64 && ref && (!bn || (m64 && v64)) && (!has_w || w64) && (!has_b || b64) && (op < 2 || s64);
+    th_tensor *s64 = scaled ? load(name, "s") : NULL;
+    bool loaded = x64 && ref && (!bn || (m64 && v64)) && (op != OP_EMBEDDING || m64) && (!has_w || w64) &&
+                  (!has_b || b64) && (!scaled || s64);
     CHECK(loaded);
     if (loaded) {
         th_tensor *x = in_layout(x64, dt, layout);
-        th_tensor *m = m64 ? in_layout(m64, dt, (layout + 1) % 4) : NULL;
+        th_tensor *m = m64 ? in_layout(m64, op == OP_EMBEDDING ? TH_I64 : dt, (layout + 1) % 4) : NULL;
         th_tensor *v = v64 ? in_layout(v64, dt, (layout + 2) % 4) : NULL;
         th_tensor *w = w64 ? in_layout(w64, dt, (layout + 3) % 4) : NULL;
         th_tensor *b = b64 ? in_layout(b64, dt, (layout + 1) % 4) : NULL;
@@ -199,10 +208,10 @@ int main(int argc, char **argv)
     if (index) fclose(index);
     printf("nn_layers_torch: %d cases against torch float64; worst error in ulps of the result's dtype:\n", cases);
     for (int op = 0; op < NOPS; op++) {
-        printf("  %-11s", ops[op]);
+        printf("  %-16s", ops[op]);
         for (int d = 0; d < 4; d++) printf("  %s %.4f (%d)", dts[d], worst[op][d], count[op][d]);
         printf("\n");
     }
-    CHECK(cases >= 700);
+    CHECK(cases >= 1000);
     return test_end("nn_layers_torch");
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""PyTorch's group_norm, batch_norm (inference), glu and the gated units swiglu and geglu in float64, the peer
-of ops/nn.h's per-channel norms and gated units (tests/numpy/nn_layers_torch.c).
+"""PyTorch's group_norm, batch_norm (inference), glu, the gated units swiglu and geglu, embedding and rotary
+position embedding (both layouts) in float64, the peer of ops/nn.h's layers (tests/numpy/nn_layers_torch.c).
 
     nn_layers_torch.py write DIR   draws random cases (ops x dtypes x shapes x groups/dims x weight/bias) and
                                    for each writes DIR/<case>_x.npy (the input, already rounded to the case's
@@ -28,7 +28,8 @@ except ImportError:
     print("SKIP: torch cannot be imported by %s" % sys.executable)
     sys.exit(77)
 
-OPS = ['group_norm', 'batch_norm', 'glu', 'swiglu', 'geglu', 'geglu_tanh']
+OPS = ['group_norm', 'batch_norm', 'glu', 'swiglu', 'geglu', 'geglu_tanh', 'embedding', 'rope_halves',
+       'rope_interleaved']
 DTYPES = {'f32': torch.float32, 'f64': torch.float64, 'f16': torch.float16, 'bf16': torch.bfloat16}
 CASES_PER = 30  # per op and dtype
 
@@ -36,6 +37,59 @@ CASES_PER = 30  # per op and dtype
 def rounded(a, dtype):
     """a (float64 numpy) rounded to dtype, as float64 torch."""
     return torch.from_numpy(np.asarray(a, dtype=np.float64)).to(DTYPES[dtype]).to(torch.float64)
+
+
+def save(d, name, parts):
+    for part, t in parts.items():
+        if t is not None:
+            np.save(os.path.join(d, name + '_' + part + '.npy'), t.contiguous().numpy())
+
+
+def embedding_case(d, rng, name, dt, k):
+    """F.embedding: weight (num, dim), int64 indices of 0 to 3 dims; _x is the weight, _i the indices."""
+    num, dim = int(rng.integers(1, 50)), int(rng.integers(1, 70))
+    ishape = [int(rng.integers(1, 6)) for _ in range(k % 4)]
+    weight = rounded(rng.standard_normal((num, dim)) * 3, dt)
+    idx = torch.from_numpy(rng.integers(0, num, ishape).astype(np.int64))
+    ref = F.embedding(idx, weight)
+    save(d, name, {'x': weight, 'i': idx, 'ref': ref})
+    return '%s embedding %s 0 0 0 0 %d' % (name, dt, k % 4)
+
+
+def rope_case(d, rng, name, dt, k, interleaved):
+    """Rotary embedding composed from torch ops: x (B, H, L, D) with tables (L, h), (B, L, H, D) with (L, 1, h),
+    or (L, D) with (L, h); 2h = D, or less (partial rotary: the rest passes through). _m and _v are the cosines
+    and sines, _s the scale of each result's rounding (|a cos| + |b sin|, or |x| where it passes through)."""
+    length, dim = int(rng.integers(1, 20)), 2 * int(rng.integers(1, 40))
+    h = dim // 2 if k % 3 else int(rng.integers(1, dim // 2 + 1))
+    form = k % 3
+    if form == 0:
+        shape, tshape = [int(rng.integers(1, 3)), int(rng.integers(1, 4)), length, dim], [length, h]
+    elif form == 1:
+        shape, tshape = [int(rng.integers(1, 3)), length, int(rng.integers(1, 4)), dim], [length, 1, h]
+    else:
+        shape, tshape = [length, dim], [length, h]
+    x = rounded(rng.standard_normal(shape) * [1.0, 5.0][k % 2], dt)
+    theta = [10000.0, 500000.0][k % 2]
+    pos = torch.arange(length, dtype=torch.float64) + float(rng.integers(0, 2000))
+    inv = theta ** (-torch.arange(h, dtype=torch.float64) * 2 / (2 * h))
+    ang = torch.outer(pos, inv).reshape(tshape)
+    c, sn = rounded(torch.cos(ang).numpy(), dt), rounded(torch.sin(ang).numpy(), dt)
+    rot, rest = x[..., :2 * h], x[..., 2 * h:]
+    if interleaved:  # GPT-J: pairs (2i, 2i + 1), as LLaMA's complex form: (a + ib)(cos + i sin)
+        z = torch.view_as_complex(rot.reshape(*rot.shape[:-1], h, 2).contiguous())
+        y = torch.view_as_real(z * torch.complex(c, sn)).flatten(-2)
+        a, b = rot[..., 0::2], rot[..., 1::2]
+        sc = torch.stack([a.abs() * c.abs() + b.abs() * sn.abs(), b.abs() * c.abs() + a.abs() * sn.abs()], -1).flatten(-2)
+    else:  # GPT-NeoX, Hugging Face's rotate_half
+        a, b = rot[..., :h], rot[..., h:]
+        cc, ss = torch.cat([c, c], -1), torch.cat([sn, sn], -1)
+        y = rot * cc + torch.cat([-b, a], -1) * ss
+        sc = torch.cat([a.abs() * c.abs() + b.abs() * sn.abs(), b.abs() * c.abs() + a.abs() * sn.abs()], -1)
+    ref = torch.cat([y, rest], -1)
+    scale = torch.cat([sc, rest.abs()], -1)
+    save(d, name, {'x': x, 'm': c, 'v': sn, 'ref': ref, 's': scale})
+    return '%s %s %s 0 0 0 0 %d' % (name, 'rope_interleaved' if interleaved else 'rope_halves', dt, k % 4)
 
 
 def write(d):
@@ -46,6 +100,14 @@ def write(d):
     for op in OPS:
         for dt in DTYPES:
             for k in range(CASES_PER):
+                if op == 'embedding':
+                    lines.append(embedding_case(d, rng, 'c%d' % case, dt, k))
+                    case += 1
+                    continue
+                if op.startswith('rope'):
+                    lines.append(rope_case(d, rng, 'c%d' % case, dt, k, op == 'rope_interleaved'))
+                    case += 1
+                    continue
                 norm = op in ('group_norm', 'batch_norm')
                 ndim = int(rng.integers(2 if norm else 1, 6))
                 shape = [int(rng.integers(1, 7)) for _ in range(ndim)]
