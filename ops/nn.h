@@ -1,5 +1,5 @@
 /* ops/nn.h: neural-network ops: softmax, log_softmax, layer_norm, rms_norm, group_norm, batch_norm, glu,
- * swiglu, geglu, embedding, rope. Stamped per dtype through
+ * swiglu, geglu, embedding, rope, nll_loss, cross_entropy. Stamped per dtype through
  * tensor_generic.h for the floating dtypes (f16 and bf16 compute in float); the front doors only check the
  * dtypes, the work is done once for every dtype in ops/nn_erased.h. docs/nn.md. */
 #if defined(TH_REAL_IS_FLOATING)
@@ -90,6 +90,27 @@ TH_API TH_NAME(tensor) *TH_NAME(rope)(const TH_NAME(tensor) *x, const TH_NAME(te
                                       const TH_NAME(tensor) *sines, th_rope_layout layout);
 TH_API int TH_NAME(rope_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, const TH_NAME(tensor) *cosines,
                              const TH_NAME(tensor) *sines, th_rope_layout layout);
+
+/* torch.nn.functional.nll_loss with class-index targets: input holds log-probabilities, (N, C, *) or (C);
+ * target (i64) is (N, *) or 0-d; the loss of each target t is -weight[t] * input[n, t, ...] (weight NULL: 1;
+ * else (C)); opts (NULL: defaults) chooses the reduction (the result is 0-d for mean and sum, the target's shape
+ * for none) and an ignore_index. Computed in double, the sum in a fixed order. A mean over targets that are
+ * all ignored is NaN (0 / 0), as PyTorch. Errors: NULL input or target, a reduction outside the enum, a
+ * label_smoothing other than 0 (TH_ERR_INVALID); a 0-d input, a target of another shape, a weight not (C)
+ * (TH_ERR_SHAPE); a target < 0 or >= C that is not the ignore_index (TH_ERR_RANGE); a target not i64
+ * (TH_ERR_DTYPE). */
+TH_API TH_NAME(tensor) *TH_NAME(nll_loss)(const TH_NAME(tensor) *input, const th_i64_tensor *target,
+                                          const TH_NAME(tensor) *weight, const th_loss_opts *opts);
+TH_API int TH_NAME(nll_loss_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const th_i64_tensor *target,
+                                 const TH_NAME(tensor) *weight, const th_loss_opts *opts);
+/* torch.nn.functional.cross_entropy with class-index targets: nll_loss of log_softmax(input) over the class dim
+ * (1, or 0 for an unbatched (C) input), with label smoothing e in [0, 1]: each loss is (1 - e) * nll + e / C *
+ * sum over classes k of -weight[k] * log_softmax[k], and a mean divides both by the counted targets' weights,
+ * as PyTorch 1.13. Errors as nll_loss, and a label_smoothing outside [0, 1] (TH_ERR_INVALID). */
+TH_API TH_NAME(tensor) *TH_NAME(cross_entropy)(const TH_NAME(tensor) *input, const th_i64_tensor *target,
+                                               const TH_NAME(tensor) *weight, const th_loss_opts *opts);
+TH_API int TH_NAME(cross_entropy_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const th_i64_tensor *target,
+                                      const TH_NAME(tensor) *weight, const th_loss_opts *opts);
 
 #else /* definitions */
 
@@ -266,6 +287,46 @@ TH_API int TH_NAME(rope_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, con
         return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(rope_out), "NULL out");
     return th__out_status(th__rope_run(TH__FN(rope_out), TH__B(out), TH__B(x), TH__B(cosines), TH__B(sines), (int)layout));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(nll_loss)(const TH_NAME(tensor) *input, const th_i64_tensor *target,
+                                          const TH_NAME(tensor) *weight, const th_loss_opts *opts)
+{
+    if (TH__WRONG_DTYPE(input) || th__dtype_mismatch(__func__, "target", TH__B(target), TH_I64) ||
+        TH__WRONG_DTYPE(weight))
+        return NULL;
+    return TH__T(th__loss_run(TH__FN(nll_loss), false, NULL, TH__B(input), TH__B(target), TH__B(weight), opts));
+}
+
+TH_API int TH_NAME(nll_loss_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const th_i64_tensor *target,
+                                 const TH_NAME(tensor) *weight, const th_loss_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) ||
+        th__dtype_mismatch(__func__, "target", TH__B(target), TH_I64) || TH__WRONG_DTYPE(weight))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(nll_loss_out), "NULL out");
+    return th__out_status(
+        th__loss_run(TH__FN(nll_loss_out), false, TH__B(out), TH__B(input), TH__B(target), TH__B(weight), opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(cross_entropy)(const TH_NAME(tensor) *input, const th_i64_tensor *target,
+                                               const TH_NAME(tensor) *weight, const th_loss_opts *opts)
+{
+    if (TH__WRONG_DTYPE(input) || th__dtype_mismatch(__func__, "target", TH__B(target), TH_I64) ||
+        TH__WRONG_DTYPE(weight))
+        return NULL;
+    return TH__T(th__loss_run(TH__FN(cross_entropy), true, NULL, TH__B(input), TH__B(target), TH__B(weight), opts));
+}
+
+TH_API int TH_NAME(cross_entropy_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const th_i64_tensor *target,
+                                      const TH_NAME(tensor) *weight, const th_loss_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) ||
+        th__dtype_mismatch(__func__, "target", TH__B(target), TH_I64) || TH__WRONG_DTYPE(weight))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(cross_entropy_out), "NULL out");
+    return th__out_status(
+        th__loss_run(TH__FN(cross_entropy_out), true, TH__B(out), TH__B(input), TH__B(target), TH__B(weight), opts));
 }
 
 #endif /* definitions */

@@ -10,13 +10,31 @@
  * its result stored back, so f16 and bf16 compute in float. The row kernels are ops/nn_rows.h. */
 #ifndef TH__DEFINING
 
-/* The functions are th_<sfx>_softmax and the others in ops/nn.h; the one public type is rope's layout. */
+/* The functions are th_<sfx>_softmax and the others in ops/nn.h; the public types are rope's layout and the
+ * losses' options. */
 
 /* How th_<sfx>_rope pairs the features it rotates (the first 2h of the last dim; h is cos's last size). */
 typedef enum th_rope_layout {
     TH_ROPE_HALVES,     /* feature i with i + h (GPT-NeoX, LLaMA in Hugging Face's rotate_half) */
     TH_ROPE_INTERLEAVED /* feature 2i with 2i + 1 (GPT-J, LLaMA's original complex-number form) */
 } th_rope_layout;
+
+/* How nll_loss and cross_entropy reduce the per-element losses (torch's reduction='mean', 'sum', 'none'). */
+typedef enum th_reduction {
+    TH_REDUCTION_MEAN, /* the sum divided by the sum of the counted targets' class weights (their count) */
+    TH_REDUCTION_SUM,
+    TH_REDUCTION_NONE  /* one loss per target, in the target's shape */
+} th_reduction;
+
+/* The options of nll_loss and cross_entropy; zero (or a NULL pointer) means the default: mean, no target
+ * ignored, no label smoothing. PyTorch's default ignore_index -100 is {.use_ignore_index = true,
+ * .ignore_index = -100}. */
+typedef struct th_loss_opts {
+    th_reduction reduction;
+    bool use_ignore_index;   /* targets equal to ignore_index count for nothing (loss 0, weight 0) */
+    int64_t ignore_index;
+    double label_smoothing;  /* cross_entropy only: in [0, 1] */
+} th_loss_opts;
 
 #else
 
@@ -885,6 +903,190 @@ done:
     th_tensor_release(xc);
     th_tensor_release(cc);
     th_tensor_release(sc);
+    th_tensor_release(tmp);
+    if (status != TH_OK) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* ---- nll_loss and cross_entropy (class-index targets) ---- */
+
+typedef struct th__loss_plan {
+    bool f64, ce;                 /* compute type double (f64) or float; cross_entropy or nll_loss */
+    int64_t c, inner;             /* classes; positions per sample (the trailing dims) */
+    const void *x;                /* input, contiguous (N, C, inner) */
+    const int64_t *t;             /* targets, contiguous (N, inner) */
+    const void *w;                /* class weights (C) in the compute type, or NULL */
+    bool ignore;
+    int64_t ignore_index;
+    double smoothing;
+    double *loss, *wsum;          /* per position: its loss, and the weight it counts with in a mean */
+} th__loss_plan;
+
+#define TH__LOSS_POSITIONS(T)                                                                                   \
+    do {                                                                                                        \
+        const T *xs = (const T *)p->x, *w = (const T *)p->w;                                                    \
+        for (int64_t q = begin; q < end; q++) {                                                                 \
+            int64_t n = q / p->inner, j = q % p->inner, t = p->t[q];                                            \
+            if (p->ignore && t == p->ignore_index) {                                                            \
+                p->loss[q] = 0, p->wsum[q] = 0;                                                                 \
+                continue;                                                                                       \
+            }                                                                                                   \
+            const T *row = xs + n * p->c * p->inner + j; /* class k at row[k * inner] */                        \
+            double lse = 0;                                                                                     \
+            if (p->ce) { /* log(sum(exp(x))) with the maximum taken out */                                      \
+                double m = -INFINITY, s = 0;                                                                    \
+                for (int64_t k = 0; k < p->c; k++) m = (double)row[k * p->inner] > m ? (double)row[k * p->inner] : m; \
+                for (int64_t k = 0; k < p->c; k++) s += exp((double)row[k * p->inner] - m);                     \
+                lse = m + log(s);                                                                               \
+            }                                                                                                   \
+            double wt = w ? (double)w[t] : 1.0;                                                                 \
+            double l = -wt * ((double)row[t * p->inner] - lse);                                                 \
+            if (p->smoothing > 0) {                                                                             \
+                double sm = 0;                                                                                  \
+                for (int64_t k = 0; k < p->c; k++)                                                              \
+                    sm -= (w ? (double)w[k] : 1.0) * ((double)row[k * p->inner] - lse);                         \
+                l = (1 - p->smoothing) * l + p->smoothing / (double)p->c * sm;                                  \
+            }                                                                                                   \
+            p->loss[q] = l, p->wsum[q] = wt;                                                                    \
+        }                                                                                                       \
+    } while (0)
+
+static void th__loss_positions(void *ctx, int64_t begin, int64_t end)
+{
+    const th__loss_plan *p = (const th__loss_plan *)ctx;
+    if (p->f64)
+        TH__LOSS_POSITIONS(double);
+    else
+        TH__LOSS_POSITIONS(float);
+}
+#undef TH__LOSS_POSITIONS
+
+/* nll_loss (ce false: input holds log-probabilities) or cross_entropy (ce: logits) of input (N, C, *) or (C)
+ * against i64 targets (N, *) or () with class weights (NULL or (C)) and opts (NULL: the defaults) into out
+ * (NULL: a new tensor): targets' shape for TH_REDUCTION_NONE, else 0-d. Returns the result or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__loss_run(const char *fn, bool ce, th_tensor *out, const th_tensor *input,
+                                                const th_tensor *target, const th_tensor *weight,
+                                                const th_loss_opts *opts)
+{
+    const char *what = ce ? "cross_entropy" : "nll_loss";
+    if (!input || !target) return th__fail(TH_ERR_INVALID, fn, "NULL %s", input ? "target" : "input"), NULL;
+    const th_tensor *ops[3] = {input, target, weight};
+    static const char *names[3] = {"input", "target", "weight"};
+    for (int k = 0; k < 3; k++) {
+        if (!ops[k]) continue;
+        if (!th_device_is_host(ops[k]->storage->device))
+            return th__fail(TH_ERR_DEVICE, fn, "%s is on device type %d, which the host cannot touch", names[k],
+                            (int)ops[k]->storage->device.type),
+                   NULL;
+        if (th__check_fits(fn, ops[k])) return NULL;
+    }
+    th_reduction red = opts ? opts->reduction : TH_REDUCTION_MEAN;
+    double smoothing = opts ? opts->label_smoothing : 0.0;
+    if ((int)red < 0 || (int)red > 2) return th__fail(TH_ERR_INVALID, fn, "reduction %d is no th_reduction", (int)red), NULL;
+    if (!(smoothing >= 0.0 && smoothing <= 1.0))
+        return th__fail(TH_ERR_INVALID, fn, "label_smoothing %g is not in [0, 1]", smoothing), NULL;
+    if (!ce && smoothing != 0.0)
+        return th__fail(TH_ERR_INVALID, fn, "label_smoothing %g: nll_loss takes none (cross_entropy does)", smoothing), NULL;
+    /* shapes: input (C) with a 0-d target, or (N, C, d...) with target (N, d...) */
+    char a[160], b[160];
+    th__shape_string(input->ndim, input->sizes, a, sizeof a);
+    th__shape_string(target->ndim, target->sizes, b, sizeof b);
+    if (input->ndim < 1)
+        return th__fail(TH_ERR_SHAPE, fn, "input is 0-d; %s takes (C) or (N, C, *)", what), NULL;
+    bool batched = input->ndim >= 2;
+    int64_t c = input->sizes[batched ? 1 : 0];
+    bool fits = target->ndim == (batched ? input->ndim - 1 : 0);
+    for (int d = 0; fits && d < target->ndim; d++) fits = target->sizes[d] == input->sizes[d == 0 ? 0 : d + 1];
+    if (!fits)
+        return th__fail(TH_ERR_SHAPE, fn, "target has shape %s; input %s needs %s", b, a,
+                        batched ? "input's shape without dim 1" : "a 0-d target"),
+               NULL;
+    if (weight && (weight->ndim != 1 || weight->sizes[0] != c)) {
+        char w[160];
+        th__shape_string(weight->ndim, weight->sizes, w, sizeof w);
+        return th__fail(TH_ERR_SHAPE, fn, "weight has shape %s; input's %lld classes need (%lld)", w, (long long)c,
+                        (long long)c),
+               NULL;
+    }
+    bool ignore = opts && opts->use_ignore_index;
+    int64_t ignore_index = opts ? opts->ignore_index : 0;
+    int64_t count = th__numel(target);
+    th_tensor *tc = NULL, *xc = NULL, *wc = NULL, *tmp = NULL, *result = NULL;
+    double *buf = NULL;
+    int status = TH_OK;
+    if (target->dtype == TH_I64 && th_tensor_is_contiguous(target))
+        tc = th_tensor_retain((th_tensor *)target);
+    else if (!(tc = th__convert_new(fn, TH_I64, target)))
+        goto fail;
+    const int64_t *tv = count ? (const int64_t *)th_tensor_data(tc) : NULL;
+    for (int64_t i = 0; i < count; i++)
+        if ((tv[i] < 0 || tv[i] >= c) && !(ignore && tv[i] == ignore_index)) {
+            th__fail(TH_ERR_RANGE, fn, "target %lld (element %lld of target) is out of range for %lld classes%s",
+                     (long long)tv[i], (long long)i, (long long)c, ignore ? " and is not ignore_index" : "");
+            goto fail;
+        }
+    if (!(result = th__result(fn, out, input->dtype, red == TH_REDUCTION_NONE ? target->ndim : 0, target->sizes)))
+        goto fail;
+    bool f64 = input->dtype == TH_F64;
+    th_dtype ct = f64 ? TH_F64 : TH_F32;
+    if (input->dtype == ct && th_tensor_is_contiguous(input))
+        xc = th_tensor_retain((th_tensor *)input);
+    else if (!(xc = th__convert_new(fn, ct, input)))
+        goto fail;
+    if (weight && !(wc = th__convert_new(fn, ct, weight))) goto fail;
+    if (count > 0 && !(buf = (double *)malloc(2 * (size_t)count * sizeof(double)))) {
+        th__fail(TH_ERR_NOMEM, fn, "out of memory for %lld losses", (long long)count);
+        goto fail;
+    }
+    th__loss_plan p;
+    p.f64 = f64;
+    p.ce = ce;
+    p.c = c;
+    p.inner = 1;
+    for (int d = 2; d < input->ndim; d++) p.inner *= input->sizes[d];
+    p.x = th_tensor_data(xc);
+    p.t = tv;
+    p.w = wc ? th_tensor_data(wc) : NULL;
+    p.ignore = ignore;
+    p.ignore_index = ignore_index;
+    p.smoothing = smoothing;
+    p.loss = buf;
+    p.wsum = buf ? buf + count : NULL;
+    if (count > 0) th__parallel_chunks(count, th__threads_for(count * c), th__loss_positions, &p);
+    /* the losses (none) or their reduction, rounded to the compute type, then copied into the result (which
+     * rounds f16 and bf16 from float, as every op of the family) */
+    int64_t nres = red == TH_REDUCTION_NONE ? count : 1;
+    if (red != TH_REDUCTION_NONE) {
+        double sum = 0, wsum = 0; /* in order: the same bits for any thread count */
+        for (int64_t i = 0; i < count; i++) sum += buf[i], wsum += buf[count + i];
+        if (!buf && !(buf = (double *)malloc(sizeof(double)))) {
+            th__fail(TH_ERR_NOMEM, fn, "out of memory");
+            goto fail;
+        }
+        buf[0] = red == TH_REDUCTION_SUM ? sum : sum / wsum; /* every target ignored: 0 / 0, NaN, as PyTorch */
+    }
+    if (nres > 0) {
+        if (!(tmp = th__tensor_empty(fn, ct, result->ndim, result->sizes))) goto fail;
+        void *td = th_tensor_data(tmp);
+        for (int64_t i = 0; i < nres; i++)
+            if (f64)
+                ((double *)td)[i] = buf[i];
+            else
+                ((float *)td)[i] = (float)buf[i];
+        if (th_tensor_copy(result, tmp)) goto fail;
+    }
+    goto done;
+fail:
+    status = th_last_status();
+    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+done:
+    free(buf);
+    th_tensor_release(tc);
+    th_tensor_release(xc);
+    th_tensor_release(wc);
     th_tensor_release(tmp);
     if (status != TH_OK) {
         th_tensor_release(result);

@@ -1,5 +1,5 @@
-/* tests/test_nn_layers.c: group_norm, batch_norm (inference), glu, swiglu, geglu, embedding and rope (ops/nn.h)
- * for f32, f64, f16 and bf16, against references computed here in double from their definitions; transposed, stepped and
+/* tests/test_nn_layers.c: group_norm, batch_norm (inference), glu, swiglu, geglu, embedding, rope, nll_loss and
+ * cross_entropy (ops/nn.h) for f32, f64, f16 and bf16, against references computed here in double from their definitions; transposed, stepped and
  * reversed inputs and outs, outs that are the input, empty tensors, weights and biases on and off; 1 and 2
  * threads bit-identical; every error. The peer check against PyTorch is tests/numpy/nn_layers_torch.c. */
 #include <math.h>
@@ -624,6 +624,113 @@ static void test_embedding(void)
     for (size_t k = 0; k < sizeof relr / sizeof relr[0]; k++) th_f32_release(relr[k]);
 }
 
+/* ---- nll_loss and cross_entropy ---- */
+
+static void test_losses(void)
+{
+    /* cross_entropy of logits [1, 0] against class 0: lse - 1, lse = log(1 + e); label smoothing 0.5 gives
+     * 0.5 (lse - 1) + 0.25 (2 lse - 1) = lse - 0.75 */
+    th_f64_tensor *x = th_f64_empty(1, SZ(2));
+    th_f64_data(x)[0] = 1, th_f64_data(x)[1] = 0;
+    th_i64_tensor *t0 = th_i64_zeros(0, NULL);
+    double lse = log(1 + exp(1.0));
+    th_f64_tensor *ce = th_f64_cross_entropy(x, t0, NULL, NULL);
+    th_f64_tensor *ces = th_f64_cross_entropy(x, t0, NULL, &(th_loss_opts){.label_smoothing = 0.5});
+    CHECK(ce && th_f64_ndim(ce) == 0 && fabs(th_f64_data(ce)[0] - (lse - 1)) < 1e-15);
+    CHECK(ces && fabs(th_f64_data(ces)[0] - (lse - 0.75)) < 1e-15);
+    /* nll_loss of (2, 3) log-probabilities, targets [0, 2], weights [1, 2, 3]: mean (x00 + 3 x12) / -(1 + 3) */
+    th_f32_tensor *lp = th_f32_empty(2, SZ(2, 3)), *w = th_f32_empty(1, SZ(3));
+    for (int i = 0; i < 6; i++) th_f32_data(lp)[i] = -(float)(i + 1) / 4;
+    for (int i = 0; i < 3; i++) th_f32_data(w)[i] = (float)(i + 1);
+    th_i64_tensor *t = th_i64_empty(1, SZ(2));
+    th_i64_data(t)[0] = 0, th_i64_data(t)[1] = 2;
+    th_f32_tensor *mean = th_f32_nll_loss(lp, t, w, NULL);
+    th_f32_tensor *sum = th_f32_nll_loss(lp, t, w, &(th_loss_opts){.reduction = TH_REDUCTION_SUM});
+    th_f32_tensor *none = th_f32_nll_loss(lp, t, NULL, &(th_loss_opts){.reduction = TH_REDUCTION_NONE});
+    CHECK(mean && th_f32_data(mean)[0] == (0.25f + 3 * 1.5f) / 4);
+    CHECK(sum && th_f32_data(sum)[0] == 0.25f + 3 * 1.5f);
+    CHECK(none && th_f32_ndim(none) == 1 && th_f32_data(none)[0] == 0.25f && th_f32_data(none)[1] == 1.5f);
+    /* ignore_index: the ignored target counts for nothing, in the loss and in the mean's divisor */
+    th_loss_opts ig = {.use_ignore_index = true, .ignore_index = 2};
+    th_f32_tensor *mi = th_f32_nll_loss(lp, t, w, &ig);
+    CHECK(mi && th_f32_data(mi)[0] == 0.25f);
+    ig.ignore_index = -100;
+    th_i64_data(t)[0] = -100, th_i64_data(t)[1] = -100;
+    th_f32_tensor *all = th_f32_cross_entropy(lp, t, NULL, &ig); /* every target ignored: 0 / 0 */
+    CHECK(all && isnan(th_f32_data(all)[0]));
+    ig.reduction = TH_REDUCTION_SUM;
+    th_f32_tensor *all0 = th_f32_cross_entropy(lp, t, NULL, &ig);
+    CHECK(all0 && th_f32_data(all0)[0] == 0.0f);
+    /* (N, C, d) inputs: the class dim is 1; reduction none into a stepped out */
+    th_f32_tensor *x3 = th_f32_empty(3, SZ(2, 3, 4));
+    for (int i = 0; i < 24; i++) th_f32_data(x3)[i] = (float)((i * 7) % 5) - 2;
+    th_i64_tensor *t3 = th_i64_empty(2, SZ(2, 4));
+    for (int i = 0; i < 8; i++) th_i64_data(t3)[i] = i % 3;
+    th_f32_tensor *o3 = (th_f32_tensor *)view_new(TH_F32, 2, SZ(2, 4), 2);
+    CHECK(th_f32_cross_entropy_out(o3, x3, t3, NULL, &(th_loss_opts){.reduction = TH_REDUCTION_NONE}) == TH_OK);
+    /* element (1, 2): logits x3[1, :, 2], target t3[1, 2] = 6 % 3 = 0 */
+    double l12 = 0, m = -INFINITY;
+    for (int k = 0; k < 3; k++) m = fmax(m, th_f32_data(x3)[12 + k * 4 + 2]);
+    for (int k = 0; k < 3; k++) l12 += exp(th_f32_data(x3)[12 + k * 4 + 2] - m);
+    l12 = m + log(l12) - th_f32_data(x3)[12 + 0 * 4 + 2];
+    CHECK(fabs(th_f32_get(o3, SZ(1, 2)) - l12) < 1e-6);
+    /* threads: the same bits */
+    th_f32_tensor *bx = th_f32_empty(2, SZ(4000, 50));
+    th_i64_tensor *bt = th_i64_empty(1, SZ(4000));
+    fill_random((th_tensor *)bx, -5, 5);
+    for (int i = 0; i < 4000; i++) th_i64_data(bt)[i] = (i * 13) % 50;
+    th_f32_tensor *r[2];
+    for (int k = 0; k < 2; k++) {
+        test_set_threads(k + 1);
+        r[k] = th_f32_cross_entropy(bx, bt, NULL, &(th_loss_opts){.label_smoothing = 0.1});
+    }
+    test_set_threads(1);
+    CHECK(r[0] && r[1] && same_bits((th_tensor *)r[0], (th_tensor *)r[1]));
+
+    /* errors */
+    th_f32_tensor *s0 = th_f32_zeros(0, NULL), *w2 = th_f32_ones(1, SZ(2)), *o2 = th_f32_empty(1, SZ(2));
+    th_i64_tensor *t1 = th_i64_zeros(1, SZ(3)), *tbad = th_i64_empty(1, SZ(2));
+    th_i64_data(tbad)[0] = 1, th_i64_data(tbad)[1] = 3;
+    CHECK_NULL(th_f32_nll_loss(NULL, t, NULL, NULL), TH_ERR_INVALID, "th_f32_nll_loss", "NULL input");
+    CHECK_NULL(th_f32_cross_entropy(lp, NULL, NULL, NULL), TH_ERR_INVALID, "th_f32_cross_entropy", "NULL target");
+    CHECK_NULL(th_f32_nll_loss(lp, t, NULL, &(th_loss_opts){.reduction = (th_reduction)5}), TH_ERR_INVALID,
+               "th_f32_nll_loss", "reduction 5 is no th_reduction");
+    CHECK_NULL(th_f32_cross_entropy(lp, t, NULL, &(th_loss_opts){.label_smoothing = 1.5}), TH_ERR_INVALID,
+               "th_f32_cross_entropy", "label_smoothing 1.5 is not in [0, 1]");
+    CHECK_NULL(th_f32_cross_entropy(lp, t, NULL, &(th_loss_opts){.label_smoothing = NAN}), TH_ERR_INVALID,
+               "th_f32_cross_entropy", "label_smoothing nan");
+    CHECK_NULL(th_f32_nll_loss(lp, t, NULL, &(th_loss_opts){.label_smoothing = 0.1}), TH_ERR_INVALID,
+               "th_f32_nll_loss", "label_smoothing 0.1: nll_loss takes none (cross_entropy does)");
+    CHECK_NULL(th_f32_cross_entropy(s0, t0, NULL, NULL), TH_ERR_SHAPE, "th_f32_cross_entropy",
+               "input is 0-d; cross_entropy takes (C) or (N, C, *)");
+    CHECK_NULL(th_f32_cross_entropy(lp, t1, NULL, NULL), TH_ERR_SHAPE, "th_f32_cross_entropy",
+               "target has shape (3); input (2, 3) needs input's shape without dim 1");
+    CHECK_NULL(th_f32_nll_loss(w, t1, NULL, NULL), TH_ERR_SHAPE, "th_f32_nll_loss", "needs a 0-d target");
+    CHECK_NULL(th_f32_cross_entropy(lp, tbad, w2, NULL), TH_ERR_SHAPE, "th_f32_cross_entropy",
+               "weight has shape (2); input's 3 classes need (3)");
+    CHECK_NULL(th_f32_cross_entropy(lp, tbad, NULL, NULL), TH_ERR_RANGE, "th_f32_cross_entropy",
+               "target 3 (element 1 of target) is out of range for 3 classes");
+    CHECK_NULL(th_f32_nll_loss(lp, t, NULL, NULL), TH_ERR_RANGE, "th_f32_nll_loss", "target -100 (element 0 of target)");
+    CHECK_NULL(th_f32_nll_loss(lp, t, NULL, &(th_loss_opts){.use_ignore_index = true, .ignore_index = 7}), TH_ERR_RANGE,
+               "th_f32_nll_loss", "is out of range for 3 classes and is not ignore_index");
+    CHECK_NULL(th_f32_nll_loss(lp, (th_i64_tensor *)lp, NULL, NULL), TH_ERR_DTYPE, "th_f32_nll_loss", "target is f32, not i64");
+    CHECK_NULL(th_f32_nll_loss(lp, t, (th_f32_tensor *)x, NULL), TH_ERR_DTYPE, "th_f32_nll_loss", "weight is f64");
+    CHECK_FAILS(th_f32_nll_loss_out(NULL, lp, t, NULL, NULL), TH_ERR_INVALID, "th_f32_nll_loss_out", "NULL out");
+    CHECK_FAILS(th_f32_cross_entropy_out(NULL, lp, t, NULL, NULL), TH_ERR_INVALID, "th_f32_cross_entropy_out", "NULL out");
+    th_i64_data(t)[0] = 0, th_i64_data(t)[1] = 1;
+    CHECK_FAILS(th_f32_cross_entropy_out(o2, lp, t, NULL, NULL), TH_ERR_SHAPE, "th_f32_cross_entropy_out", "out has shape (2)");
+    CHECK_FAILS(th_f32_nll_loss_out(s0, lp, t, NULL, &(th_loss_opts){.reduction = TH_REDUCTION_NONE}), TH_ERR_SHAPE,
+                "th_f32_nll_loss_out", "out has shape ()");
+
+    th_f32_tensor *rel[] = {lp, w, mean, sum, none, mi, all, all0, x3, o3, bx, r[0], r[1], s0, w2, o2};
+    for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++) th_f32_release(rel[k]);
+    th_i64_tensor *reli[] = {t0, t, t3, bt, t1, tbad};
+    for (size_t k = 0; k < sizeof reli / sizeof reli[0]; k++) th_i64_release(reli[k]);
+    th_f64_release(x);
+    th_f64_release(ce);
+    th_f64_release(ces);
+}
+
 int main(void)
 {
     test_begin();
@@ -633,5 +740,6 @@ int main(void)
     test_errors();
     test_rope();
     test_embedding();
+    test_losses();
     return test_end("nn_layers");
 }

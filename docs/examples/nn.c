@@ -1,6 +1,6 @@
 /* Neural-network ops with tensor.h: softmax and log_softmax over a dim, layer_norm and rms_norm over trailing
  * dims, group_norm and batch_norm over channels, the gated units glu and swiglu, embedding lookup and rotary
- * position embedding, into new tensors and into outs (the input itself included), and an error.
+ * position embedding, cross_entropy, into new tensors and into outs (the input itself included), and an error.
  * Build: cc -std=c11 -I. docs/examples/nn.c -lm */
 #define TH_IMPLEMENTATION
 /* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
@@ -62,6 +62,12 @@ int main(void)
         }
     int rs = th_f32_rope_out(emb, emb, cosines, sines, TH_ROPE_HALVES); /* in place: position 0 is unchanged */
 
+    /* cross_entropy of the scores x (2 rows of 4 classes) against classes 3 and 0, the mean of the two; the
+     * second row's target is ignored here (PyTorch's ignore_index -100 is the same option) */
+    th_i64_tensor *classes = th_i64_empty(1, (int64_t[]){2});
+    th_i64_data(classes)[0] = 3, th_i64_data(classes)[1] = -100;
+    th_f32_tensor *loss = th_f32_cross_entropy(x, classes, NULL, &(th_loss_opts){.use_ignore_index = true, .ignore_index = -100});
+
     /* bf16 computes in float and rounds once */
     th_bf16_tensor *h = th_bf16_ones(1, (int64_t[]){4});
     th_bf16_tensor *hs = th_bf16_softmax(h, 0); /* each 0.25 */
@@ -76,13 +82,16 @@ int main(void)
              fabsf(th_f32_get(sw, (int64_t[]){0, 1}) - 2.0f / (1.0f + expf(-2.0f)) * 4.0f) < 1e-5f && gl &&
              fabsf(th_f32_get(gl, (int64_t[]){0, 0}) - 1.0f / (1.0f + expf(-3.0f))) < 1e-6f && emb && rs == TH_OK &&
              th_f32_get(emb, (int64_t[]){0, 3}) == 11.0f &&
-             fabsf(th_f32_get(emb, (int64_t[]){1, 0}) - (0.0f * cosf(1.0f) - 2.0f * sinf(1.0f))) < 1e-6f;
+             fabsf(th_f32_get(emb, (int64_t[]){1, 0}) - (0.0f * cosf(1.0f) - 2.0f * sinf(1.0f))) < 1e-6f && loss &&
+             fabsf(th_f32_data(loss)[0] + logf(th_f32_get(p, (int64_t[]){0, 3}))) < 1e-6f; /* -log softmax */
 
     /* an error names the function and the value */
     th_f32_tensor *bad = th_f32_layer_norm(x, 1, (int64_t[]){3}, NULL, NULL, 1e-5);
     printf("%s\n", th_last_error());
     ok = ok && bad == NULL && th_last_status() == TH_ERR_SHAPE;
 
+    th_f32_release(loss);
+    th_i64_release(classes);
     th_f32_release(sines);
     th_f32_release(cosines);
     th_f32_release(emb);

@@ -1,12 +1,14 @@
-/* tests/numpy/nn_layers_torch.c: group_norm, batch_norm (inference), glu, swiglu, geglu, embedding and rope
- * (ops/nn.h) against PyTorch 1.13 in float64 (tests/numpy/nn_layers_torch.py writes the cases: inputs already rounded to each
+/* tests/numpy/nn_layers_torch.c: group_norm, batch_norm (inference), glu, swiglu, geglu, embedding, rope,
+ * nll_loss and cross_entropy (ops/nn.h) against PyTorch 1.13 in float64 (tests/numpy/nn_layers_torch.py writes the cases: inputs already rounded to each
  * case's dtype, and torch's float64 result from them). Every case runs as a new result and into an out, the
  * input in the layout the case names (contiguous, dims reversed, stepped, last dim reversed) and the out and
  * parameters in others. The error is measured in units in the last place of the case's dtype at the reference
  * value, counted at no less than 2^-10 (1 for the f64 norms, whose x - mean rounds in double), since the results
  * pass through 0; for f64 gated units at no less than the scale of the rounding, |a| (glu) or |a * b|, since
  * torch's own float64 gelu (1 + erf, 1 + tanh) cancels for negative a, and for f64 rope at no less than
- * |a cos| + |b sin| (the difference of the two products cancels in both). embedding must be exact. The worst per op and dtype is printed and
+ * |a cos| + |b sin| (the difference of the two products cancels in both), for f64 losses at no less than 1
+ * (cross_entropy's logit - logsumexp cancels at the logits' magnitude, up to 60 here, in torch's float64 too).
+ * embedding must be exact. The worst per op and dtype is printed and
  * bounded.
  *
  * Usage: nn_layers_torch DIR PYTHON SCRIPT (the test command; skips with 77 without /usr/bin/python3 or torch). */
@@ -20,9 +22,9 @@
 #include "../check.h"
 #include "peer_files.h"
 
-enum { NOPS = 9, OP_EMBEDDING = 6, OP_ROPE = 7 };
+enum { NOPS = 11, OP_EMBEDDING = 6, OP_ROPE = 7, OP_NLL = 9 };
 static const char *ops[NOPS] = {"group_norm", "batch_norm", "glu", "swiglu", "geglu", "geglu_tanh", "embedding",
-                                "rope_halves", "rope_interleaved"};
+                                "rope_halves", "rope_interleaved", "nll_loss", "cross_entropy"};
 static const char *dts[4] = {"f32", "f64", "f16", "bf16"};
 static const th_dtype dtypes[4] = {TH_F32, TH_F64, TH_F16, TH_BF16};
 /* Bounds on the error, ulps: op x dtype (f32, f64, f16, bf16). f32, f16 and bf16 compute in double and round
@@ -30,7 +32,8 @@ static const th_dtype dtypes[4] = {TH_F32, TH_F64, TH_F16, TH_BF16};
  * no wider type, and torch's float64 silu, gelu and sigmoid have their own roundings. */
 static const double bound[NOPS][4] = {{0.51, 8, 0.51, 0.51}, {0.51, 6, 0.51, 0.51}, {0.51, 4, 0.51, 0.51},
                                       {0.51, 4, 0.51, 0.51}, {0.51, 4, 0.51, 0.51}, {0.51, 4, 0.51, 0.51},
-                                      {0, 0, 0, 0},          {0.51, 2, 0.51, 0.51}, {0.51, 2, 0.51, 0.51}};
+                                      {0, 0, 0, 0},          {0.51, 2, 0.51, 0.51}, {0.51, 2, 0.51, 0.51},
+                                      {0.51, 8, 0.51, 0.51}, {0.51, 32, 0.51, 0.51}};
 static double worst[NOPS][4];
 static int count[NOPS][4];
 
@@ -108,13 +111,15 @@ static double ulps(const th_tensor *got, const th_tensor *ref, th_dtype dt, doub
         case 3: st = to ? th_##sfx##_swiglu_out(to, tx, (int)g) : ((r = (th_tensor *)th_##sfx##_swiglu(tx, (int)g)) ? 0 : -1); break; \
         case 4: case 5: st = to ? th_##sfx##_geglu_out(to, tx, (int)g, op == 5) : ((r = (th_tensor *)th_##sfx##_geglu(tx, (int)g, op == 5)) ? 0 : -1); break; \
         case 6: st = to ? th_##sfx##_embedding_out(to, tx, (const th_i64_tensor *)m) : ((r = (th_tensor *)th_##sfx##_embedding(tx, (const th_i64_tensor *)m)) ? 0 : -1); break; \
+        case 9: st = to ? th_##sfx##_nll_loss_out(to, tx, (const th_i64_tensor *)m, tw, lo) : ((r = (th_tensor *)th_##sfx##_nll_loss(tx, (const th_i64_tensor *)m, tw, lo)) ? 0 : -1); break; \
+        case 10: st = to ? th_##sfx##_cross_entropy_out(to, tx, (const th_i64_tensor *)m, tw, lo) : ((r = (th_tensor *)th_##sfx##_cross_entropy(tx, (const th_i64_tensor *)m, tw, lo)) ? 0 : -1); break; \
         default: st = to ? th_##sfx##_rope_out(to, tx, tm, tv, lay) : ((r = (th_tensor *)th_##sfx##_rope(tx, tm, tv, lay)) ? 0 : -1); \
         }                                                                                                      \
     } while (0)
 
 /* op in dtype dti: a new result (out NULL), or into out (returned on success); NULL on error. */
 static th_tensor *call(int op, int dti, th_tensor *out, const th_tensor *x, int64_t g, const th_tensor *m,
-                       const th_tensor *v, const th_tensor *w, const th_tensor *b, double eps)
+                       const th_tensor *v, const th_tensor *w, const th_tensor *b, double eps, const th_loss_opts *lo)
 {
     th_tensor *r = NULL;
     int st = -1;
@@ -153,27 +158,33 @@ static void one_case(const char *line)
     CHECK(op < NOPS && dti < 4);
     if (op >= NOPS || dti >= 4) return;
     th_dtype dt = dtypes[dti];
-    bool bn = op == 1 || op >= OP_ROPE; /* batch_norm's running statistics, rope's cosines and sines */
-    bool scaled = op >= 2 && op != OP_EMBEDDING;
+    bool bn = op == 1 || op == OP_ROPE || op == OP_ROPE + 1; /* batch_norm's running statistics, rope's cosines and sines */
+    bool scaled = op >= 2 && op != OP_EMBEDDING && op < OP_NLL, indexed = op == OP_EMBEDDING || op >= OP_NLL;
     th_tensor *x64 = load(name, "x"), *ref = load(name, "ref");
-    th_tensor *m64 = bn ? load(name, "m") : op == OP_EMBEDDING ? load(name, "i") : NULL;
+    th_tensor *m64 = bn ? load(name, "m") : indexed ? load(name, "i") : NULL;
     th_tensor *v64 = bn ? load(name, "v") : NULL;
+    int use_ignore = has_b; /* the losses' has_b: whether ignore_index is on */
+    if (op >= OP_NLL) has_b = 0;
     th_tensor *w64 = has_w ? load(name, "w") : NULL, *b64 = has_b ? load(name, "b") : NULL;
     th_tensor *s64 = scaled ? load(name, "s") : NULL;
-    bool loaded = x64 && ref && (!bn || (m64 && v64)) && (op != OP_EMBEDDING || m64) && (!has_w || w64) &&
-                  (!has_b || b64) && (!scaled || s64);
+    /* the losses: g is the reduction, use_ignore whether ignore_index (in _m) is on, eps the label smoothing */
+    th_tensor *ig = op >= OP_NLL ? load(name, "m") : NULL;
+    th_loss_opts lo = {(th_reduction)g, op >= OP_NLL && use_ignore,
+                       ig ? (int64_t)*(const double *)th_tensor_data(ig) : 0, op >= OP_NLL ? eps : 0};
+    bool loaded = x64 && ref && (!bn || (m64 && v64)) && (!indexed || m64) && (!has_w || w64) &&
+                  (!has_b || b64) && (!scaled || s64) && (op < OP_NLL || ig);
     CHECK(loaded);
     if (loaded) {
         th_tensor *x = in_layout(x64, dt, layout);
-        th_tensor *m = m64 ? in_layout(m64, op == OP_EMBEDDING ? TH_I64 : dt, (layout + 1) % 4) : NULL;
+        th_tensor *m = m64 ? in_layout(m64, indexed ? TH_I64 : dt, (layout + 1) % 4) : NULL;
         th_tensor *v = v64 ? in_layout(v64, dt, (layout + 2) % 4) : NULL;
         th_tensor *w = w64 ? in_layout(w64, dt, (layout + 3) % 4) : NULL;
         th_tensor *b = b64 ? in_layout(b64, dt, (layout + 1) % 4) : NULL;
         th_tensor *o = in_layout(ref, dt, (layout + 3) % 4);
-        th_tensor *y = call(op, dti, NULL, x, (int64_t)g, m, v, w, b, eps);
-        th_tensor *yo = call(op, dti, o, x, (int64_t)g, m, v, w, b, eps);
+        th_tensor *y = call(op, dti, NULL, x, (int64_t)g, m, v, w, b, eps, &lo);
+        th_tensor *yo = call(op, dti, o, x, (int64_t)g, m, v, w, b, eps, &lo);
         CHECK(y != NULL && yo == o);
-        double floor = op <= 1 && dt == TH_F64 ? 1.0 : 0x1p-10;
+        double floor = (op <= 1 || op >= OP_NLL) && dt == TH_F64 ? 1.0 : 0x1p-10;
         for (int k = 0; k < 2 && y && yo; k++) {
             double e = ulps(k ? yo : y, ref, dt, floor, dt == TH_F64 ? s64 : NULL);
             if (e < 0 || e > bound[op][dti])
@@ -187,7 +198,7 @@ static void one_case(const char *line)
         th_tensor *rel[] = {y, x, m, v, w, b, o};
         for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++) th_tensor_release(rel[k]);
     }
-    th_tensor *rel[] = {x64, ref, m64, v64, w64, b64, s64};
+    th_tensor *rel[] = {x64, ref, m64, v64, w64, b64, s64, ig};
     for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++) th_tensor_release(rel[k]);
 }
 
@@ -212,6 +223,6 @@ int main(int argc, char **argv)
         for (int d = 0; d < 4; d++) printf("  %s %.4f (%d)", dts[d], worst[op][d], count[op][d]);
         printf("\n");
     }
-    CHECK(cases >= 1000);
+    CHECK(cases >= 1300);
     return test_end("nn_layers_torch");
 }

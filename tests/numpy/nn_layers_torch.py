@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""PyTorch's group_norm, batch_norm (inference), glu, the gated units swiglu and geglu, embedding and rotary
-position embedding (both layouts) in float64, the peer of ops/nn.h's layers (tests/numpy/nn_layers_torch.c).
+"""PyTorch's group_norm, batch_norm (inference), glu, the gated units swiglu and geglu, embedding, rotary
+position embedding (both layouts), nll_loss and cross_entropy in float64, the peer of ops/nn.h's layers (tests/numpy/nn_layers_torch.c).
 
     nn_layers_torch.py write DIR   draws random cases (ops x dtypes x shapes x groups/dims x weight/bias) and
                                    for each writes DIR/<case>_x.npy (the input, already rounded to the case's
@@ -29,7 +29,7 @@ except ImportError:
     sys.exit(77)
 
 OPS = ['group_norm', 'batch_norm', 'glu', 'swiglu', 'geglu', 'geglu_tanh', 'embedding', 'rope_halves',
-       'rope_interleaved']
+       'rope_interleaved', 'nll_loss', 'cross_entropy']
 DTYPES = {'f32': torch.float32, 'f64': torch.float64, 'f16': torch.float16, 'bf16': torch.bfloat16}
 CASES_PER = 30  # per op and dtype
 
@@ -92,6 +92,45 @@ def rope_case(d, rng, name, dt, k, interleaved):
     return '%s %s %s 0 0 0 0 %d' % (name, 'rope_interleaved' if interleaved else 'rope_halves', dt, k % 4)
 
 
+def loss_case(d, rng, name, dt, k, op):
+    """F.nll_loss (of log_softmax values rounded to the dtype) or F.cross_entropy (of logits), input (N, C, *) or
+    (C), int64 targets, class weights on and off, reductions mean/sum/none, an ignore_index on and off (some
+    targets equal to it), label smoothing for cross_entropy. The line's fields: g the reduction (0 mean, 1 sum,
+    2 none), has_w, has_b whether ignore_index is on (it is then -100 or 1), eps the label smoothing; _i holds
+    the targets, _m the ignore_index (a 0-d float64)."""
+    c = int(rng.integers(1, 12)) if k % 5 else int(rng.integers(100, 400))
+    form = k % 4
+    if form == 0:
+        shape = [c]
+    elif form == 1:
+        shape = [int(rng.integers(1, 40)), c]
+    else:
+        shape = [int(rng.integers(1, 5)), c] + [int(rng.integers(1, 6)) for _ in range(form - 1)]
+    tshape = [] if form == 0 else [shape[0]] + shape[2:]
+    logits = torch.from_numpy(rng.standard_normal(shape) * [1.0, 4.0, 20.0][k % 3])
+    x = rounded(logits.numpy(), dt)
+    cdim = 1 if len(shape) > 1 else 0
+    if op == 'nll_loss':
+        x = rounded(torch.log_softmax(x, cdim).numpy(), dt)
+    target = torch.from_numpy(rng.integers(0, c, tshape).astype(np.int64))
+    reduction = int(k % 3)
+    has_w = k % 2 == 1
+    use_ignore = k % 4 in (1, 2)
+    ignore_index = -100 if k % 8 < 4 else min(1, c - 1)
+    if use_ignore and target.numel() > 0:
+        mask = torch.from_numpy(rng.random(tshape) < 0.25)
+        target = torch.where(mask, torch.full_like(target, ignore_index), target)
+    w = rounded(rng.random(c) * 2 + 0.1, dt) if has_w else None
+    smoothing = [0.0, 0.1, 0.35][k % 3] if op == 'cross_entropy' and k % 5 != 3 else 0.0
+    kw = dict(weight=w, reduction=['mean', 'sum', 'none'][reduction], ignore_index=ignore_index if use_ignore else -100)
+    if op == 'nll_loss':
+        ref = F.nll_loss(x, target, **kw)
+    else:
+        ref = F.cross_entropy(x, target, label_smoothing=smoothing, **kw)
+    save(d, name, {'x': x, 'i': target, 'w': w, 'ref': ref, 'm': torch.tensor(float(ignore_index), dtype=torch.float64)})
+    return '%s %s %s %d %d %d %.17g %d' % (name, op, dt, reduction, int(has_w), int(use_ignore), smoothing, k % 4)
+
+
 def write(d):
     os.makedirs(d, exist_ok=True)
     rng = np.random.default_rng(1616)
@@ -102,6 +141,10 @@ def write(d):
             for k in range(CASES_PER):
                 if op == 'embedding':
                     lines.append(embedding_case(d, rng, 'c%d' % case, dt, k))
+                    case += 1
+                    continue
+                if op in ('nll_loss', 'cross_entropy'):
+                    lines.append(loss_case(d, rng, 'c%d' % case, dt, k, op))
                     case += 1
                     continue
                 if op.startswith('rope'):
