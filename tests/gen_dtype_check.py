@@ -47,6 +47,7 @@ POINTERS = {
     ('const th_conv_opts *', 'opts'): 'NULL',
     ('const th_pool_opts *', 'opts'): 'NULL',
     ('const th_loss_opts *', 'opts'): 'NULL',
+    ('const int64_t *', 'output_size'): '(const int64_t[]){1, 1}',
     ('const int64_t *', 'pads'): '(const int64_t[]){0, 0}',
 }
 DIMS = {'permute': '(const int[]){1, 0}', 'flip': '(const int[]){0}', 'flip_out': '(const int[]){0}'}
@@ -71,7 +72,9 @@ CONV = {'conv1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': 
         'conv2d': {'input': [1, 1, 2, 2], 'weight': [1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 2, 2]},
         'conv3d': {'input': [1, 1, 1, 2, 2], 'weight': [1, 1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 1, 2, 2]},
         'max_pool2d': {'input': [1, 2, 2], 'out': [1, 2, 2], 'indices_out': [1, 2, 2]},
-        'avg_pool2d': {'input': [1, 2, 2], 'out': [1, 2, 2]}}
+        'avg_pool2d': {'input': [1, 2, 2], 'out': [1, 2, 2]},
+        'adaptive_avg_pool2d': {'input': [1, 2, 2], 'out': [1, 1, 1]},
+        'adaptive_max_pool2d': {'input': [1, 2, 2], 'out': [1, 1, 1], 'indices_out': [1, 1, 1]}}
 # ops/nn.h's per-channel norms and gated units: x (2, 2), parameters (C) = (2); glu halves dim 0; embedding's
 # indices (2, 2) of ones pick rows of a (2, 2) weight; rope's tables (2, 1) rotate one pair; the losses' input
 # (2, 2) has targets (2) of ones and a mean (0-d) out.

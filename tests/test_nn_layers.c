@@ -1,5 +1,6 @@
 /* tests/test_nn_layers.c: group_norm, batch_norm (inference), glu, swiglu, geglu, embedding, rope, nll_loss and
- * cross_entropy (ops/nn.h) for f32, f64, f16 and bf16, against references computed here in double from their definitions; transposed, stepped and
+ * cross_entropy (ops/nn.h), adaptive_avg_pool2d and adaptive_max_pool2d (ops/conv.h) for f32, f64, f16 and
+ * bf16, against references computed here in double from their definitions; transposed, stepped and
  * reversed inputs and outs, outs that are the input, empty tensors, weights and biases on and off; 1 and 2
  * threads bit-identical; every error. The peer check against PyTorch is tests/numpy/nn_layers_torch.c. */
 #include <math.h>
@@ -731,6 +732,127 @@ static void test_losses(void)
     th_f64_release(ces);
 }
 
+/* ---- adaptive pooling ---- */
+
+#define APOOL_CALL(sfx)                                                                                        \
+    do {                                                                                                       \
+        typedef th_##sfx##_tensor T;                                                                           \
+        if (is_max)                                                                                            \
+            r = out ? (th_##sfx##_adaptive_max_pool2d_out((T *)out, (th_i64_tensor *)iout, (const T *)x, os) ? NULL : out) \
+                    : (th_tensor *)th_##sfx##_adaptive_max_pool2d((const T *)x, os, (th_i64_tensor **)ix);    \
+        else                                                                                                   \
+            r = out ? (th_##sfx##_adaptive_avg_pool2d_out((T *)out, (const T *)x, os) ? NULL : out)            \
+                    : (th_tensor *)th_##sfx##_adaptive_avg_pool2d((const T *)x, os);                          \
+    } while (0)
+
+static th_tensor *apool(th_dtype dt, bool is_max, th_tensor *out, th_tensor *iout, const th_tensor *x,
+                        const int64_t *os, th_tensor **ix)
+{
+    th_tensor *r = NULL;
+    switch (dt) {
+    case TH_F32: APOOL_CALL(f32); break;
+    case TH_F64: APOOL_CALL(f64); break;
+    case TH_F16: APOOL_CALL(f16); break;
+    default: APOOL_CALL(bf16);
+    }
+    return r;
+}
+
+/* x64 contiguous (planes, H, W): the average (or the maximum and its index) of each adaptive window. */
+static void apool_ref(const th_tensor *x64, const int64_t *os, double *avg, double *mx, int64_t *at)
+{
+    int nd = th_tensor_ndim(x64);
+    const int64_t *sz = th_tensor_sizes(x64);
+    int64_t H = sz[nd - 2], W = sz[nd - 1], planes = th_tensor_numel(x64) / (H * W);
+    const double *x = (const double *)th_tensor_data(x64);
+    for (int64_t p = 0; p < planes; p++)
+        for (int64_t i = 0; i < os[0]; i++)
+            for (int64_t j = 0; j < os[1]; j++) {
+                int64_t h0 = (int64_t)floor((double)(i * H) / (double)os[0]), h1 = (int64_t)ceil((double)((i + 1) * H) / (double)os[0]);
+                int64_t w0 = (int64_t)floor((double)(j * W) / (double)os[1]), w1 = (int64_t)ceil((double)((j + 1) * W) / (double)os[1]);
+                double sum = 0, best = -INFINITY;
+                int64_t b = -1;
+                for (int64_t h = h0; h < h1; h++)
+                    for (int64_t w = w0; w < w1; w++) {
+                        double v = x[p * H * W + h * W + w];
+                        sum += v;
+                        if (b < 0 || v > best) best = v, b = h * W + w;
+                    }
+                int64_t k = (p * os[0] + i) * os[1] + j;
+                avg[k] = sum / (double)((h1 - h0) * (w1 - w0));
+                mx[k] = best;
+                at[k] = b;
+            }
+}
+
+static void test_adaptive_pool(void)
+{
+    static const int64_t shapes[4][4] = {{2, 3, 7, 9}, {3, 5, 5, 0}, {1, 2, 10, 3}, {4, 1, 6, 6}};
+    static const int64_t outs[4][2] = {{3, 4}, {2, 7}, {4, 1}, {6, 6}};
+    int cases = 0;
+    for (int di = 0; di < 4; di++)
+        for (int si = 0; si < 4; si++)
+            for (int is_max = 0; is_max < 2; is_max++) {
+                th_dtype dt = dtypes[di];
+                int nd = shapes[si][3] ? 4 : 3;
+                int64_t rs[4];
+                for (int k = 0; k < nd - 2; k++) rs[k] = shapes[si][k];
+                rs[nd - 2] = outs[si][0], rs[nd - 1] = outs[si][1];
+                th_tensor *x = view_new(dt, nd, shapes[si], (si + is_max) % 4);
+                fill_random(x, -4, 4);
+                th_tensor *x64 = as_f64(x);
+                int64_t n = th_tensor_numel(x64) / (shapes[si][nd - 2] * shapes[si][nd - 1]) * outs[si][0] * outs[si][1];
+                double *avg = malloc((size_t)n * sizeof(double)), *mx = malloc((size_t)n * sizeof(double));
+                int64_t *at = malloc((size_t)n * sizeof(int64_t));
+                apool_ref(x64, outs[si], avg, mx, at);
+                th_tensor *ix = NULL, *y = apool(dt, is_max, NULL, NULL, x, outs[si], is_max ? &ix : NULL);
+                th_tensor *o = view_new(dt, nd, rs, (si + 1) % 4), *io = is_max ? view_new(TH_I64, nd, rs, si % 4) : NULL;
+                CHECK(y && apool(dt, is_max, o, io, x, outs[si], NULL) == o);
+                th_tensor *want = view_new(TH_F64, nd, rs, 0);
+                memcpy(th_tensor_data(want), is_max ? mx : avg, (size_t)n * sizeof(double));
+                if (y) CHECK(worst_err(y, want) <= (is_max ? 0 : tol(dt)));
+                CHECK(worst_err(o, want) <= (is_max ? 0 : tol(dt)));
+                if (is_max) {
+                    th_tensor *ic = view_new(TH_I64, nd, rs, 0);
+                    CHECK(ix && th_tensor_copy(ic, ix) == TH_OK && memcmp(th_tensor_data(ic), at, (size_t)n * 8) == 0);
+                    CHECK(th_tensor_copy(ic, io) == TH_OK && memcmp(th_tensor_data(ic), at, (size_t)n * 8) == 0);
+                    th_tensor_release(ic);
+                }
+                th_tensor *rel[] = {x, x64, ix, y, o, io, want};
+                for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++) th_tensor_release(rel[k]);
+                free(avg), free(mx), free(at);
+                cases++;
+            }
+    printf("nn_layers: %d adaptive pooling cases against the double reference\n", cases);
+    /* NaN wins the maximum (the first one); a 1x1 output is the global pool */
+    th_f32_tensor *x = th_f32_zeros(3, SZ(1, 2, 2));
+    th_f32_data(x)[1] = NAN, th_f32_data(x)[3] = NAN, th_f32_data(x)[2] = 5;
+    th_i64_tensor *ix = NULL;
+    th_f32_tensor *m = th_f32_adaptive_max_pool2d(x, SZ(1, 1), &ix), *a = th_f32_adaptive_avg_pool2d(x, SZ(1, 1));
+    CHECK(m && isnan(th_f32_data(m)[0]) && ix && th_i64_data(ix)[0] == 1 && a && isnan(th_f32_data(a)[0]));
+    /* errors */
+    th_f32_tensor *x2 = th_f32_zeros(2, SZ(3, 3)), *e = th_f32_zeros(3, SZ(2, 0, 3)), *o = th_f32_empty(3, SZ(1, 2, 2));
+    CHECK_NULL(th_f32_adaptive_avg_pool2d(NULL, SZ(1, 1)), TH_ERR_INVALID, "th_f32_adaptive_avg_pool2d", "NULL input");
+    CHECK_NULL(th_f32_adaptive_avg_pool2d(x, NULL), TH_ERR_INVALID, "th_f32_adaptive_avg_pool2d", "NULL output_size");
+    CHECK_NULL(th_f32_adaptive_max_pool2d(x, SZ(0, 1), NULL), TH_ERR_INVALID, "th_f32_adaptive_max_pool2d",
+               "output_size[0] is 0; it must be >= 1");
+    th_i64_release(ix);
+    CHECK_NULL(th_f32_adaptive_max_pool2d(x, SZ(1, -2), &ix), TH_ERR_INVALID, "th_f32_adaptive_max_pool2d", "output_size[1] is -2");
+    CHECK(ix == NULL);
+    CHECK_NULL(th_f32_adaptive_avg_pool2d(x2, SZ(1, 1)), TH_ERR_SHAPE, "th_f32_adaptive_avg_pool2d",
+               "input has shape (3, 3) (2 dims); adaptive_avg_pool2d takes 3 (C, spatial) or 4 (N, C, spatial) dims");
+    CHECK_NULL(th_f32_adaptive_avg_pool2d(e, SZ(1, 1)), TH_ERR_SHAPE, "th_f32_adaptive_avg_pool2d",
+               "input has an empty spatial dim (0 x 3)");
+    CHECK_FAILS(th_f32_adaptive_avg_pool2d_out(NULL, x, SZ(1, 1)), TH_ERR_INVALID, "th_f32_adaptive_avg_pool2d_out", "NULL out");
+    CHECK_FAILS(th_f32_adaptive_max_pool2d_out(NULL, NULL, x, SZ(1, 1)), TH_ERR_INVALID, "th_f32_adaptive_max_pool2d_out", "NULL out");
+    CHECK_FAILS(th_f32_adaptive_avg_pool2d_out(o, x, SZ(1, 1)), TH_ERR_SHAPE, "th_f32_adaptive_avg_pool2d_out", "out has shape (1, 2, 2)");
+    CHECK_FAILS(th_f32_adaptive_max_pool2d_out(o, (th_i64_tensor *)o, x, SZ(2, 2)), TH_ERR_DTYPE,
+                "th_f32_adaptive_max_pool2d_out", "indices_out is f32, not i64");
+    th_f32_tensor *rel[] = {x, m, a, x2, e, o};
+    for (size_t k = 0; k < sizeof rel / sizeof rel[0]; k++) th_f32_release(rel[k]);
+    th_i64_release(ix);
+}
+
 int main(void)
 {
     test_begin();
@@ -741,5 +863,6 @@ int main(void)
     test_rope();
     test_embedding();
     test_losses();
+    test_adaptive_pool();
     return test_end("nn_layers");
 }

@@ -1,5 +1,6 @@
 /* tests/numpy/nn_layers_torch.c: group_norm, batch_norm (inference), glu, swiglu, geglu, embedding, rope,
- * nll_loss and cross_entropy (ops/nn.h) against PyTorch 1.13 in float64 (tests/numpy/nn_layers_torch.py writes the cases: inputs already rounded to each
+ * nll_loss and cross_entropy (ops/nn.h), adaptive_avg_pool2d and adaptive_max_pool2d (ops/conv.h, indices
+ * equal to torch's) against PyTorch 1.13 in float64 (tests/numpy/nn_layers_torch.py writes the cases: inputs already rounded to each
  * case's dtype, and torch's float64 result from them). Every case runs as a new result and into an out, the
  * input in the layout the case names (contiguous, dims reversed, stepped, last dim reversed) and the out and
  * parameters in others. The error is measured in units in the last place of the case's dtype at the reference
@@ -22,9 +23,10 @@
 #include "../check.h"
 #include "peer_files.h"
 
-enum { NOPS = 11, OP_EMBEDDING = 6, OP_ROPE = 7, OP_NLL = 9 };
+enum { NOPS = 13, OP_EMBEDDING = 6, OP_ROPE = 7, OP_NLL = 9, OP_APOOL = 11 };
 static const char *ops[NOPS] = {"group_norm", "batch_norm", "glu", "swiglu", "geglu", "geglu_tanh", "embedding",
-                                "rope_halves", "rope_interleaved", "nll_loss", "cross_entropy"};
+                                "rope_halves", "rope_interleaved", "nll_loss", "cross_entropy",
+                                "adaptive_avg_pool2d", "adaptive_max_pool2d"};
 static const char *dts[4] = {"f32", "f64", "f16", "bf16"};
 static const th_dtype dtypes[4] = {TH_F32, TH_F64, TH_F16, TH_BF16};
 /* Bounds on the error, ulps: op x dtype (f32, f64, f16, bf16). f32, f16 and bf16 compute in double and round
@@ -33,7 +35,8 @@ static const th_dtype dtypes[4] = {TH_F32, TH_F64, TH_F16, TH_BF16};
 static const double bound[NOPS][4] = {{0.51, 8, 0.51, 0.51}, {0.51, 6, 0.51, 0.51}, {0.51, 4, 0.51, 0.51},
                                       {0.51, 4, 0.51, 0.51}, {0.51, 4, 0.51, 0.51}, {0.51, 4, 0.51, 0.51},
                                       {0, 0, 0, 0},          {0.51, 2, 0.51, 0.51}, {0.51, 2, 0.51, 0.51},
-                                      {0.51, 8, 0.51, 0.51}, {0.51, 32, 0.51, 0.51}};
+                                      {0.51, 8, 0.51, 0.51}, {0.51, 32, 0.51, 0.51},
+                                      {0.51, 8, 0.51, 0.51}, {0, 0, 0, 0}};
 static double worst[NOPS][4];
 static int count[NOPS][4];
 
@@ -104,6 +107,7 @@ static double ulps(const th_tensor *got, const th_tensor *ref, th_dtype dt, doub
                 *tb = (const T *)b;                                                                            \
         T *to = (T *)out;                                                                                      \
         th_rope_layout lay = op == 8 ? TH_ROPE_INTERLEAVED : TH_ROPE_HALVES;                                   \
+        const int64_t os[2] = {g / 1000, g % 1000};                                                            \
         switch (op) {                                                                                          \
         case 0: st = to ? th_##sfx##_group_norm_out(to, tx, g, tw, tb, eps) : ((r = (th_tensor *)th_##sfx##_group_norm(tx, g, tw, tb, eps)) ? 0 : -1); break; \
         case 1: st = to ? th_##sfx##_batch_norm_out(to, tx, tm, tv, tw, tb, eps) : ((r = (th_tensor *)th_##sfx##_batch_norm(tx, tm, tv, tw, tb, eps)) ? 0 : -1); break; \
@@ -113,13 +117,16 @@ static double ulps(const th_tensor *got, const th_tensor *ref, th_dtype dt, doub
         case 6: st = to ? th_##sfx##_embedding_out(to, tx, (const th_i64_tensor *)m) : ((r = (th_tensor *)th_##sfx##_embedding(tx, (const th_i64_tensor *)m)) ? 0 : -1); break; \
         case 9: st = to ? th_##sfx##_nll_loss_out(to, tx, (const th_i64_tensor *)m, tw, lo) : ((r = (th_tensor *)th_##sfx##_nll_loss(tx, (const th_i64_tensor *)m, tw, lo)) ? 0 : -1); break; \
         case 10: st = to ? th_##sfx##_cross_entropy_out(to, tx, (const th_i64_tensor *)m, tw, lo) : ((r = (th_tensor *)th_##sfx##_cross_entropy(tx, (const th_i64_tensor *)m, tw, lo)) ? 0 : -1); break; \
+        case 11: st = to ? th_##sfx##_adaptive_avg_pool2d_out(to, tx, os) : ((r = (th_tensor *)th_##sfx##_adaptive_avg_pool2d(tx, os)) ? 0 : -1); break; \
+        case 12: st = to ? th_##sfx##_adaptive_max_pool2d_out(to, (th_i64_tensor *)v, tx, os) : ((r = (th_tensor *)th_##sfx##_adaptive_max_pool2d(tx, os, (th_i64_tensor **)ixp)) ? 0 : -1); break; \
         default: st = to ? th_##sfx##_rope_out(to, tx, tm, tv, lay) : ((r = (th_tensor *)th_##sfx##_rope(tx, tm, tv, lay)) ? 0 : -1); \
         }                                                                                                      \
     } while (0)
 
 /* op in dtype dti: a new result (out NULL), or into out (returned on success); NULL on error. */
 static th_tensor *call(int op, int dti, th_tensor *out, const th_tensor *x, int64_t g, const th_tensor *m,
-                       const th_tensor *v, const th_tensor *w, const th_tensor *b, double eps, const th_loss_opts *lo)
+                       const th_tensor *v, const th_tensor *w, const th_tensor *b, double eps, const th_loss_opts *lo,
+                       th_tensor **ixp)
 {
     th_tensor *r = NULL;
     int st = -1;
@@ -159,20 +166,21 @@ static void one_case(const char *line)
     if (op >= NOPS || dti >= 4) return;
     th_dtype dt = dtypes[dti];
     bool bn = op == 1 || op == OP_ROPE || op == OP_ROPE + 1; /* batch_norm's running statistics, rope's cosines and sines */
-    bool scaled = op >= 2 && op != OP_EMBEDDING && op < OP_NLL, indexed = op == OP_EMBEDDING || op >= OP_NLL;
+    bool loss = op == OP_NLL || op == OP_NLL + 1;
+    bool scaled = op >= 2 && op != OP_EMBEDDING && op < OP_NLL, indexed = op == OP_EMBEDDING || loss;
     th_tensor *x64 = load(name, "x"), *ref = load(name, "ref");
     th_tensor *m64 = bn ? load(name, "m") : indexed ? load(name, "i") : NULL;
     th_tensor *v64 = bn ? load(name, "v") : NULL;
     int use_ignore = has_b; /* the losses' has_b: whether ignore_index is on */
-    if (op >= OP_NLL) has_b = 0;
+    if (loss) has_b = 0;
     th_tensor *w64 = has_w ? load(name, "w") : NULL, *b64 = has_b ? load(name, "b") : NULL;
     th_tensor *s64 = scaled ? load(name, "s") : NULL;
     /* the losses: g is the reduction, use_ignore whether ignore_index (in _m) is on, eps the label smoothing */
-    th_tensor *ig = op >= OP_NLL ? load(name, "m") : NULL;
-    th_loss_opts lo = {(th_reduction)g, op >= OP_NLL && use_ignore,
-                       ig ? (int64_t)*(const double *)th_tensor_data(ig) : 0, op >= OP_NLL ? eps : 0};
+    th_tensor *ig = loss ? load(name, "m") : NULL;
+    th_loss_opts lo = {(th_reduction)(loss ? g : 0), loss && use_ignore,
+                       ig ? (int64_t)*(const double *)th_tensor_data(ig) : 0, loss ? eps : 0};
     bool loaded = x64 && ref && (!bn || (m64 && v64)) && (!indexed || m64) && (!has_w || w64) &&
-                  (!has_b || b64) && (!scaled || s64) && (op < OP_NLL || ig);
+                  (!has_b || b64) && (!scaled || s64) && (!loss || ig);
     CHECK(loaded);
     if (loaded) {
         th_tensor *x = in_layout(x64, dt, layout);
@@ -181,8 +189,24 @@ static void one_case(const char *line)
         th_tensor *w = w64 ? in_layout(w64, dt, (layout + 3) % 4) : NULL;
         th_tensor *b = b64 ? in_layout(b64, dt, (layout + 1) % 4) : NULL;
         th_tensor *o = in_layout(ref, dt, (layout + 3) % 4);
-        th_tensor *y = call(op, dti, NULL, x, (int64_t)g, m, v, w, b, eps, &lo);
-        th_tensor *yo = call(op, dti, o, x, (int64_t)g, m, v, w, b, eps, &lo);
+        /* adaptive_max_pool2d: its indices, new and into an out, must equal torch's */
+        th_tensor *ix = NULL, *ixo = op == OP_APOOL + 1 && ref ? in_layout(ref, TH_I64, layout) : NULL;
+        th_tensor *y = call(op, dti, NULL, x, (int64_t)g, m, op == OP_APOOL + 1 ? ixo : v, w, b, eps, &lo, &ix);
+        th_tensor *yo = call(op, dti, o, x, (int64_t)g, m, op == OP_APOOL + 1 ? ixo : v, w, b, eps, &lo, NULL);
+        if (op == OP_APOOL + 1) {
+            th_tensor *want = load(name, "j"), *c1 = want ? in_layout(want, TH_I64, 0) : NULL;
+            th_tensor *c2 = want ? in_layout(want, TH_I64, 0) : NULL;
+            bool same = want && ix && ixo && th_tensor_copy(c1, ix) == TH_OK && th_tensor_copy(c2, ixo) == TH_OK;
+            for (int64_t i = 0; same && i < th_tensor_numel(want); i++)
+                same = ((const int64_t *)th_tensor_data(c1))[i] == ((const int64_t *)th_tensor_data(want))[i] &&
+                       ((const int64_t *)th_tensor_data(c2))[i] == ((const int64_t *)th_tensor_data(want))[i];
+            if (!same) fprintf(stderr, "nn_layers_torch: %s (%s %s): indices differ from torch's\n", name, opn, dtn);
+            CHECK(same);
+            th_tensor *relj[] = {want, c1, c2};
+            for (size_t k = 0; k < 3; k++) th_tensor_release(relj[k]);
+        }
+        th_tensor_release(ix);
+        th_tensor_release(ixo);
         CHECK(y != NULL && yo == o);
         double floor = (op <= 1 || op >= OP_NLL) && dt == TH_F64 ? 1.0 : 0x1p-10;
         for (int k = 0; k < 2 && y && yo; k++) {
@@ -219,10 +243,10 @@ int main(int argc, char **argv)
     if (index) fclose(index);
     printf("nn_layers_torch: %d cases against torch float64; worst error in ulps of the result's dtype:\n", cases);
     for (int op = 0; op < NOPS; op++) {
-        printf("  %-16s", ops[op]);
+        printf("  %-19s", ops[op]);
         for (int d = 0; d < 4; d++) printf("  %s %.4f (%d)", dts[d], worst[op][d], count[op][d]);
         printf("\n");
     }
-    CHECK(cases >= 1300);
+    CHECK(cases >= 1500);
     return test_end("nn_layers_torch");
 }

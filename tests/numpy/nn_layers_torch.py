@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch's group_norm, batch_norm (inference), glu, the gated units swiglu and geglu, embedding, rotary
-position embedding (both layouts), nll_loss and cross_entropy in float64, the peer of ops/nn.h's layers (tests/numpy/nn_layers_torch.c).
+position embedding (both layouts), nll_loss, cross_entropy and adaptive average and max pooling in float64, the peer of ops/nn.h's layers (tests/numpy/nn_layers_torch.c).
 
     nn_layers_torch.py write DIR   draws random cases (ops x dtypes x shapes x groups/dims x weight/bias) and
                                    for each writes DIR/<case>_x.npy (the input, already rounded to the case's
@@ -29,7 +29,7 @@ except ImportError:
     sys.exit(77)
 
 OPS = ['group_norm', 'batch_norm', 'glu', 'swiglu', 'geglu', 'geglu_tanh', 'embedding', 'rope_halves',
-       'rope_interleaved', 'nll_loss', 'cross_entropy']
+       'rope_interleaved', 'nll_loss', 'cross_entropy', 'adaptive_avg_pool2d', 'adaptive_max_pool2d']
 DTYPES = {'f32': torch.float32, 'f64': torch.float64, 'f16': torch.float16, 'bf16': torch.bfloat16}
 CASES_PER = 30  # per op and dtype
 
@@ -131,6 +131,22 @@ def loss_case(d, rng, name, dt, k, op):
     return '%s %s %s %d %d %d %.17g %d' % (name, op, dt, reduction, int(has_w), int(use_ignore), smoothing, k % 4)
 
 
+def apool_case(d, rng, name, dt, k, op):
+    """F.adaptive_avg_pool2d / F.adaptive_max_pool2d(return_indices=True) of (N, C, H, W) or (C, H, W), output
+    sizes smaller, equal and larger than the input's (overlapping windows); g is oh * 1000 + ow, _j the indices."""
+    shape = [int(rng.integers(1, 4)) for _ in range(2 - k % 2)] + [int(rng.integers(1, 25)), int(rng.integers(1, 25))]
+    oh, ow = int(rng.integers(1, 2 * shape[-2] + 2)), int(rng.integers(1, 2 * shape[-1] + 2))
+    if k % 5 == 0:
+        oh, ow = 1, 1
+    x = rounded(rng.standard_normal(shape) * [1.0, 10.0][k % 2], dt)
+    if op == 'adaptive_max_pool2d':
+        ref, idx = F.adaptive_max_pool2d(x, (oh, ow), return_indices=True)
+    else:
+        ref, idx = F.adaptive_avg_pool2d(x, (oh, ow)), None
+    save(d, name, {'x': x, 'ref': ref, 'j': idx})
+    return '%s %s %s %d 0 0 0 %d' % (name, op, dt, oh * 1000 + ow, k % 4)
+
+
 def write(d):
     os.makedirs(d, exist_ok=True)
     rng = np.random.default_rng(1616)
@@ -141,6 +157,10 @@ def write(d):
             for k in range(CASES_PER):
                 if op == 'embedding':
                     lines.append(embedding_case(d, rng, 'c%d' % case, dt, k))
+                    case += 1
+                    continue
+                if op.startswith('adaptive'):
+                    lines.append(apool_case(d, rng, 'c%d' % case, dt, k, op))
                     case += 1
                     continue
                 if op in ('nll_loss', 'cross_entropy'):
