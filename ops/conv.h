@@ -1,4 +1,5 @@
-/* ops/conv.h: convolution, pooling and padding: conv1d, conv2d, conv3d, max_pool2d, avg_pool2d, pad. Stamped per dtype
+/* ops/conv.h: convolution, pooling and padding: conv1d, conv2d, conv3d, max_pool2d, avg_pool2d,
+ * adaptive_avg_pool2d, adaptive_max_pool2d, pad. Stamped per dtype
  * through tensor_generic.h for the floating dtypes (f16 and bf16 compute in float); the front doors only check
  * the dtypes, the work is done once for every dtype in ops/conv_erased.h. docs/nn.md. */
 #if defined(TH_REAL_IS_FLOATING)
@@ -58,6 +59,21 @@ TH_API TH_NAME(tensor) *TH_NAME(pad)(const TH_NAME(tensor) *x, int npad, const i
                                      double value);
 TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int npad, const int64_t *pads,
                             th_pad_mode mode, double value);
+
+/* torch.nn.functional.adaptive_avg_pool2d / adaptive_max_pool2d(return_indices=True): input (N, C, H, W) or
+ * (C, H, W) pooled to output_size[0] x output_size[1]; output cell i of a dim of input size n and output size m
+ * covers inputs floor(i * n / m) to ceil((i + 1) * n / m) - 1 (windows of varying size that may overlap). The
+ * average sums in double; the maximum takes a NaN as PyTorch (the first NaN of the window), and indices, when
+ * not NULL, gets each maximum's index h * W + w in its input plane (i64; NULL on error), as max_pool2d.
+ * Errors: NULL input or output_size, output_size[i] < 1 (TH_ERR_INVALID), an input not 3-d or 4-d, or with an
+ * empty spatial dim and planes to pool (TH_ERR_SHAPE). */
+TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool2d)(const TH_NAME(tensor) *input, const int64_t *output_size);
+TH_API int TH_NAME(adaptive_avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
+                                            const int64_t *output_size);
+TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool2d)(const TH_NAME(tensor) *input, const int64_t *output_size,
+                                                     th_i64_tensor **indices);
+TH_API int TH_NAME(adaptive_max_pool2d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out,
+                                            const TH_NAME(tensor) *input, const int64_t *output_size);
 
 #else /* definitions */
 
@@ -159,6 +175,41 @@ TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int 
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(x)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(pad_out), "NULL out");
     return th__out_status(th__pad_run(TH__FN(pad_out), TH__B(out), TH__B(x), npad, pads, mode, value));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool2d)(const TH_NAME(tensor) *input, const int64_t *output_size)
+{
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__apool_run(TH__FN(adaptive_avg_pool2d), false, NULL, NULL, NULL, TH__B(input), output_size));
+}
+
+TH_API int TH_NAME(adaptive_avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
+                                            const int64_t *output_size)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_avg_pool2d_out), "NULL out");
+    return th__out_status(
+        th__apool_run(TH__FN(adaptive_avg_pool2d_out), false, TH__B(out), NULL, NULL, TH__B(input), output_size));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool2d)(const TH_NAME(tensor) *input, const int64_t *output_size,
+                                                     th_i64_tensor **indices)
+{
+    if (indices) *indices = NULL;
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__apool_run(TH__FN(adaptive_max_pool2d), true, NULL, NULL, (th_tensor **)indices, TH__B(input),
+                               output_size));
+}
+
+TH_API int TH_NAME(adaptive_max_pool2d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out,
+                                            const TH_NAME(tensor) *input, const int64_t *output_size)
+{
+    if (TH__WRONG_DTYPE(out) || th__dtype_mismatch(__func__, "indices_out", TH__B(indices_out), TH_I64) ||
+        TH__WRONG_DTYPE(input))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_max_pool2d_out), "NULL out");
+    return th__out_status(th__apool_run(TH__FN(adaptive_max_pool2d_out), true, TH__B(out), TH__B(indices_out), NULL,
+                                        TH__B(input), output_size));
 }
 
 #endif /* definitions */

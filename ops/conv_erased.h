@@ -1,6 +1,7 @@
 /* ops/conv_erased.h: convolution and pooling, written once for f32, f64, f16 and bf16: conv1d/2d/3d (im2col
  * into a contiguous buffer per batch item and group, then one matrix product: CBLAS sgemm/dgemm when built
- * with TH_USE_CBLAS and th_linalg_blas() is on, else a loop here), max_pool2d (with indices) and avg_pool2d.
+ * with TH_USE_CBLAS and th_linalg_blas() is on, else a loop here), max_pool2d (with indices) and avg_pool2d,
+ * adaptive_max_pool2d (with indices) and adaptive_avg_pool2d.
  * ops/conv.h holds the typed front doors, which check the dtypes and call th__conv_run / th__pool_run here.
  * Every call works in the compute type (double for f64, float otherwise) on contiguous copies of what is not
  * already so, and rounds once into the result. Included twice by tensor.h: the option structs (public), and in
@@ -575,6 +576,120 @@ done:
         th_tensor_release(result);
         return NULL;
     }
+    return result;
+}
+
+/* adaptive_avg_pool2d / adaptive_max_pool2d: output cell i of a dim of input size n and output size m covers
+ * inputs floor(i * n / m) .. ceil((i + 1) * n / m) - 1, as PyTorch's adaptive pooling. */
+#define TH__APOOL_PLANE(T)                                                                                          \
+    do {                                                                                                            \
+        const T *xs = (const T *)xp;                                                                                \
+        T *ys = (T *)yp;                                                                                            \
+        for (int64_t oh = 0; oh < oh_n; oh++) {                                                                     \
+            int64_t h0 = oh * ih_n / oh_n, h1 = ((oh + 1) * ih_n + oh_n - 1) / oh_n;                                \
+            for (int64_t ow = 0; ow < ow_n; ow++) {                                                                 \
+                int64_t w0 = ow * iw_n / ow_n, w1 = ((ow + 1) * iw_n + ow_n - 1) / ow_n;                            \
+                if (is_max) {                                                                                       \
+                    T best = xs[h0 * iw_n + w0];                                                                    \
+                    int64_t at = h0 * iw_n + w0;                                                                    \
+                    for (int64_t h = h0; h < h1 && !isnan(best); h++)                                               \
+                        for (int64_t w = w0; w < w1; w++) {                                                         \
+                            T v = xs[h * iw_n + w];                                                                 \
+                            if (v > best || isnan(v)) {                                                             \
+                                best = v, at = h * iw_n + w;                                                        \
+                                if (isnan(v)) break;                                                                \
+                            }                                                                                       \
+                        }                                                                                           \
+                    *ys++ = best;                                                                                   \
+                    if (ip) *ip++ = at;                                                                             \
+                } else {                                                                                            \
+                    double sum = 0;                                                                                 \
+                    for (int64_t h = h0; h < h1; h++)                                                               \
+                        for (int64_t w = w0; w < w1; w++) sum += xs[h * iw_n + w];                                  \
+                    *ys++ = (T)(sum / (double)((h1 - h0) * (w1 - w0)));                                             \
+                }                                                                                                   \
+            }                                                                                                       \
+        }                                                                                                           \
+    } while (0)
+
+static void th__apool_plane(bool f64, bool is_max, int64_t ih_n, int64_t iw_n, int64_t oh_n, int64_t ow_n,
+                            const char *xp, char *yp, int64_t *ip)
+{
+    if (f64)
+        TH__APOOL_PLANE(double);
+    else
+        TH__APOOL_PLANE(float);
+}
+#undef TH__APOOL_PLANE
+
+/* adaptive max (is_max; indices as max_pool2d's) or average pooling of x (N, C, H, W) or (C, H, W) to
+ * output_size[2] into out (NULL: a new tensor). Returns the result (out retained) or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__apool_run(const char *fn, bool is_max, th_tensor *out, th_tensor *indices_out,
+                                                 th_tensor **indices, const th_tensor *x, const int64_t *output_size)
+{
+    const char *what = is_max ? "adaptive_max_pool2d" : "adaptive_avg_pool2d";
+    if (indices) *indices = NULL;
+    if (!x) return th__fail(TH_ERR_INVALID, fn, "NULL input"), NULL;
+    if (!output_size) return th__fail(TH_ERR_INVALID, fn, "NULL output_size"), NULL;
+    if (th__conv_host(fn, "input", x)) return NULL;
+    th__conv_geo g;
+    bool batched;
+    if (th__conv_input(fn, what, 2, x, &g, &batched)) return NULL;
+    for (int i = 0; i < 2; i++)
+        if (output_size[i] < 1)
+            return th__fail(TH_ERR_INVALID, fn, "output_size[%d] is %lld; it must be >= 1", i, (long long)output_size[i]),
+                   NULL;
+    if (g.n * g.c > 0 && (g.in[1] == 0 || g.in[2] == 0))
+        return th__fail(TH_ERR_SHAPE, fn, "input has an empty spatial dim (%lld x %lld); %s needs at least one element",
+                        (long long)g.in[1], (long long)g.in[2], what),
+               NULL;
+    g.inl = g.in[0] * g.in[1] * g.in[2];
+    int64_t rs[4];
+    int rn = 0;
+    if (batched) rs[rn++] = g.n;
+    rs[rn++] = g.c;
+    rs[rn++] = output_size[0];
+    rs[rn++] = output_size[1];
+    if (indices_out && th__check_out(fn, indices_out, TH_I64, rn, rs)) return NULL;
+    th_tensor *result = th__result(fn, out, x->dtype, rn, rs);
+    if (!result) return NULL;
+    bool f64 = x->dtype == TH_F64;
+    th_dtype ct = f64 ? TH_F64 : TH_F32;
+    size_t es = f64 ? sizeof(double) : sizeof(float);
+    th_tensor *xu = NULL, *xc = NULL, *y = result, *tmp = NULL, *ix = NULL;
+    int status = TH_OK;
+    if ((indices || indices_out) && !(ix = th__tensor_empty(fn, TH_I64, rn, rs))) goto fail;
+    if (th__numel(result) == 0) goto finish;
+    if (!(xu = th__unalias(fn, result, x)) || !(xc = th__conv_dense(fn, ct, xu))) goto fail;
+    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
+        if (!(tmp = th__tensor_empty(fn, ct, rn, rs))) goto fail;
+        y = tmp;
+    }
+    {
+        const char *xd = (const char *)th_tensor_data(xc);
+        char *yd = (char *)th_tensor_data(y);
+        int64_t *id = ix ? (int64_t *)th_tensor_data(ix) : NULL, outl = output_size[0] * output_size[1];
+        for (int64_t pl = 0; pl < g.n * g.c; pl++)
+            th__apool_plane(f64, is_max, g.in[1], g.in[2], output_size[0], output_size[1],
+                            xd + (size_t)(pl * g.inl) * es, yd + (size_t)(pl * outl) * es, id ? id + pl * outl : NULL);
+    }
+    if (tmp && th_tensor_copy(result, tmp)) goto fail;
+finish:
+    if (indices_out && th_tensor_copy(indices_out, ix)) goto fail;
+    goto done;
+fail:
+    status = th_last_status();
+    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+done:
+    th_tensor_release(xu);
+    th_tensor_release(xc);
+    th_tensor_release(tmp);
+    if (status != TH_OK || !indices) th_tensor_release(ix);
+    if (status != TH_OK) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    if (indices) *indices = ix;
     return result;
 }
 

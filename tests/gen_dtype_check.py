@@ -34,6 +34,7 @@ SCALARS = {
     'keepdim': 'false', 'descending': 'false', 'largest': 'true', 'sorted': 'true', 'replacement': 'true',
     'accumulate': 'false', 'gen': 'NULL', 'f': 'dc_devnull',
     'normalized_ndim': '2', 'eps': '1e-5', 'npad': '2', 'mode': 'TH_PAD_CONSTANT', 'value': '0',
+    'num_groups': '1', 'approximate': 'false', 'layout': 'TH_ROPE_HALVES',
 }
 POINTERS = {
     ('const int64_t *', 'sizes'): '(const int64_t[]){2, 2}',
@@ -45,6 +46,8 @@ POINTERS = {
     ('const int64_t *', 'kernel'): '(const int64_t[]){1, 1}',
     ('const th_conv_opts *', 'opts'): 'NULL',
     ('const th_pool_opts *', 'opts'): 'NULL',
+    ('const th_loss_opts *', 'opts'): 'NULL',
+    ('const int64_t *', 'output_size'): '(const int64_t[]){1, 1}',
     ('const int64_t *', 'pads'): '(const int64_t[]){0, 0}',
 }
 DIMS = {'permute': '(const int[]){1, 0}', 'flip': '(const int[]){0}', 'flip_out': '(const int[]){0}'}
@@ -69,7 +72,18 @@ CONV = {'conv1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': 
         'conv2d': {'input': [1, 1, 2, 2], 'weight': [1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 2, 2]},
         'conv3d': {'input': [1, 1, 1, 2, 2], 'weight': [1, 1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 1, 2, 2]},
         'max_pool2d': {'input': [1, 2, 2], 'out': [1, 2, 2], 'indices_out': [1, 2, 2]},
-        'avg_pool2d': {'input': [1, 2, 2], 'out': [1, 2, 2]}}
+        'avg_pool2d': {'input': [1, 2, 2], 'out': [1, 2, 2]},
+        'adaptive_avg_pool2d': {'input': [1, 2, 2], 'out': [1, 1, 1]},
+        'adaptive_max_pool2d': {'input': [1, 2, 2], 'out': [1, 1, 1], 'indices_out': [1, 1, 1]}}
+# ops/nn.h's per-channel norms and gated units: x (2, 2), parameters (C) = (2); glu halves dim 0; embedding's
+# indices (2, 2) of ones pick rows of a (2, 2) weight; rope's tables (2, 1) rotate one pair; the losses' input
+# (2, 2) has targets (2) of ones and a mean (0-d) out.
+NN_SHAPES = {'group_norm': {'weight': [2], 'bias': [2]},
+             'batch_norm': {'running_mean': [2], 'running_var': [2], 'weight': [2], 'bias': [2]},
+             'glu': {'out': [1, 2]}, 'swiglu': {'out': [1, 2]}, 'geglu': {'out': [1, 2]},
+             'embedding': {'out': [2, 2, 2]}, 'rope': {'cosines': [2, 1], 'sines': [2, 1]},
+             'nll_loss': {'target': [2], 'weight': [2], 'out': []},
+             'cross_entropy': {'target': [2], 'weight': [2], 'out': []}}
 PRODUCT_OF = {'dot': 'dot', 'mv': 'mv', 'addmv': 'mv', 'mm': 'mm', 'addmm': 'mm', 'bmm': 'bmm',
               'baddbmm': 'bmm', 'matmul': 'matmul', 'outer': 'outer', 'addr': 'outer'}
 
@@ -115,6 +129,8 @@ def shape_of(verb, pname, sfx_param):
         return LAPACK[base].get(pname, [1, 1]), pname
     if base in CONV:
         return CONV[base][pname], pname
+    if base in NN_SHAPES:
+        return NN_SHAPES[base].get(pname, [2, 2]), pname
     if pname == 'index' and base == 'index_select':
         return [2], 'index'
     if verb.endswith('_all_out') and pname == 'out':

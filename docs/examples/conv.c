@@ -1,5 +1,6 @@
 /* Convolution, pooling and padding with tensor.h: a conv2d with padding and a bias, a depthwise conv2d
- * (groups = channels), max_pool2d with its indices, avg_pool2d, pad in two modes, and an error.
+ * (groups = channels), max_pool2d with its indices, avg_pool2d, adaptive max (with indices) and average
+ * pooling, pad in two modes, and an error.
  * Build: cc -std=c11 -I. docs/examples/conv.c -lm */
 #define TH_IMPLEMENTATION
 /* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
@@ -35,6 +36,14 @@ int main(void)
     ok = ok && mp && ix && ap && th_f32_get(mp, (int64_t[]){0, 0, 1, 0}) == 13.0f &&
          th_i64_get(ix, (int64_t[]){0, 0, 1, 0}) == 13 && th_f32_get(ap, (int64_t[]){0, 0, 0, 0}) == 2.5f;
 
+    /* adaptive pooling to a fixed output size whatever the input's: 3x3 cells over 4x4 (overlapping windows:
+     * cell i of 3 covers rows floor(4i/3) to ceil(4(i+1)/3) - 1); 1x1 is the global average */
+    th_i64_tensor *aix = NULL;
+    th_f32_tensor *amp = th_f32_adaptive_max_pool2d(x, (int64_t[]){3, 3}, &aix);
+    th_f32_tensor *gap = th_f32_adaptive_avg_pool2d(x, (int64_t[]){1, 1});
+    ok = ok && amp && aix && gap && th_f32_get(amp, (int64_t[]){0, 1, 1, 1}) == 10.0f &&
+         th_i64_get(aix, (int64_t[]){0, 1, 2, 2}) == 15 && th_f32_get(gap, (int64_t[]){0, 1, 0, 0}) == 7.5f;
+
     /* pad: F.pad's order, the last dim first: 1 column on the left, 2 rows at the bottom, reflected (the
      * bottom-left corner: row 5 reflects to row 1, column -1 to column 1: the value 5) */
     th_f32_tensor *pr = th_f32_pad(x, 4, (int64_t[]){1, 0, 0, 2}, TH_PAD_REFLECT, 0);
@@ -59,6 +68,9 @@ int main(void)
     th_f32_release(mp);
     th_i64_release(ix);
     th_f32_release(ap);
+    th_f32_release(amp);
+    th_i64_release(aix);
+    th_f32_release(gap);
     th_f32_release(pr);
     th_f32_release(pc);
     printf("%s\n", ok ? "ok" : "FAILED");

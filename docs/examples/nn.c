@@ -1,11 +1,13 @@
 /* Neural-network ops with tensor.h: softmax and log_softmax over a dim, layer_norm and rms_norm over trailing
- * dims, into new tensors and into outs (the input itself included), and an error.
+ * dims, group_norm and batch_norm over channels, the gated units glu and swiglu, embedding lookup and rotary
+ * position embedding, cross_entropy, into new tensors and into outs (the input itself included), and an error.
  * Build: cc -std=c11 -I. docs/examples/nn.c -lm */
 #define TH_IMPLEMENTATION
 /* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
 #define TH_SELECT_DTYPES
 #define TH_WANT_F32
 #define TH_WANT_BF16
+#define TH_WANT_I64
 #include <math.h>
 #include "tensor.h"
 
@@ -32,6 +34,40 @@ int main(void)
     th_f32_tensor *yt = th_f32_transpose(y, 0, 1);
     int st = th_f32_rms_norm_out(yt, yt, 1, (int64_t[]){4}, NULL, 0.0);
 
+    /* group_norm of (N=1, C=4, 2) in 2 groups of 2 channels, and batch_norm with running statistics */
+    th_f32_tensor *img = th_f32_empty(3, (int64_t[]){1, 4, 2});
+    for (int i = 0; i < 8; i++) th_f32_data(img)[i] = (float)i;
+    th_f32_tensor *gn = th_f32_group_norm(img, 2, NULL, NULL, 0.0); /* each group [0 1 2 3] -> +-1.34, +-0.45 */
+    th_f32_tensor *mean = th_f32_full(1, (int64_t[]){4}, 1.0f), *var = th_f32_full(1, (int64_t[]){4}, 4.0f);
+    th_f32_tensor *bn = th_f32_batch_norm(img, mean, var, NULL, NULL, 0.0); /* (x - 1) / 2 */
+
+    /* the gated units halve a dim: swiglu(x) = silu(first half) * second half, as a LLaMA MLP's gate */
+    th_f32_tensor *sw = th_f32_swiglu(x, -1); /* (2, 4) -> (2, 2) */
+    th_f32_tensor *gl = th_f32_glu(x, -1);    /* first half * sigmoid(second half), torch's glu */
+
+    /* embedding: token ids (i64, any shape) pick rows of a (vocab, dim) table: ids (2) -> (2, 4) */
+    th_f32_tensor *table = th_f32_empty(2, (int64_t[]){3, 4});
+    for (int i = 0; i < 12; i++) th_f32_data(table)[i] = (float)i;
+    th_i64_tensor *ids = th_i64_empty(1, (int64_t[]){2});
+    th_i64_data(ids)[0] = 2, th_i64_data(ids)[1] = 0;
+    th_f32_tensor *emb = th_f32_embedding(table, ids); /* rows 2 and 0 */
+
+    /* rope: positions 0 and 1 of a head of dim 4 (two pairs), angles pos * 10000^(-i/2), GPT-NeoX's layout */
+    th_f32_tensor *cosines = th_f32_empty(2, (int64_t[]){2, 2}), *sines = th_f32_empty(2, (int64_t[]){2, 2});
+    for (int pos = 0; pos < 2; pos++)
+        for (int i = 0; i < 2; i++) {
+            double angle = pos * pow(10000.0, -i / 2.0);
+            th_f32_data(cosines)[pos * 2 + i] = (float)cos(angle);
+            th_f32_data(sines)[pos * 2 + i] = (float)sin(angle);
+        }
+    int rs = th_f32_rope_out(emb, emb, cosines, sines, TH_ROPE_HALVES); /* in place: position 0 is unchanged */
+
+    /* cross_entropy of the scores x (2 rows of 4 classes) against classes 3 and 0, the mean of the two; the
+     * second row's target is ignored here (PyTorch's ignore_index -100 is the same option) */
+    th_i64_tensor *classes = th_i64_empty(1, (int64_t[]){2});
+    th_i64_data(classes)[0] = 3, th_i64_data(classes)[1] = -100;
+    th_f32_tensor *loss = th_f32_cross_entropy(x, classes, NULL, &(th_loss_opts){.use_ignore_index = true, .ignore_index = -100});
+
     /* bf16 computes in float and rounds once */
     th_bf16_tensor *h = th_bf16_ones(1, (int64_t[]){4});
     th_bf16_tensor *hs = th_bf16_softmax(h, 0); /* each 0.25 */
@@ -40,13 +76,34 @@ int main(void)
              fabsf(th_f32_get(p, (int64_t[]){1, 0}) - 1.0f / 3) < 1e-7f &&
              fabsf(th_f32_get(lp, (int64_t[]){0}) + logf(3.0f)) < 1e-6f &&
              fabsf(th_f32_get(ln, (int64_t[]){0, 3}) - (0.5f + 2 * 1.3416355f)) < 1e-5f &&
-             th_f32_get(y, (int64_t[]){2, 1}) == 1.0f && th_bfloat16_to_float(th_bf16_get(hs, (int64_t[]){2})) == 0.25f;
+             th_f32_get(y, (int64_t[]){2, 1}) == 1.0f && th_bfloat16_to_float(th_bf16_get(hs, (int64_t[]){2})) == 0.25f &&
+             gn && fabsf(th_f32_get(gn, (int64_t[]){0, 3, 1}) - 3.0f / sqrtf(5.0f)) < 1e-6f && bn &&
+             th_f32_get(bn, (int64_t[]){0, 2, 1}) == 2.0f && sw && th_f32_size(sw, 1) == 2 &&
+             fabsf(th_f32_get(sw, (int64_t[]){0, 1}) - 2.0f / (1.0f + expf(-2.0f)) * 4.0f) < 1e-5f && gl &&
+             fabsf(th_f32_get(gl, (int64_t[]){0, 0}) - 1.0f / (1.0f + expf(-3.0f))) < 1e-6f && emb && rs == TH_OK &&
+             th_f32_get(emb, (int64_t[]){0, 3}) == 11.0f &&
+             fabsf(th_f32_get(emb, (int64_t[]){1, 0}) - (0.0f * cosf(1.0f) - 2.0f * sinf(1.0f))) < 1e-6f && loss &&
+             fabsf(th_f32_data(loss)[0] + logf(th_f32_get(p, (int64_t[]){0, 3}))) < 1e-6f; /* -log softmax */
 
     /* an error names the function and the value */
     th_f32_tensor *bad = th_f32_layer_norm(x, 1, (int64_t[]){3}, NULL, NULL, 1e-5);
     printf("%s\n", th_last_error());
     ok = ok && bad == NULL && th_last_status() == TH_ERR_SHAPE;
 
+    th_f32_release(loss);
+    th_i64_release(classes);
+    th_f32_release(sines);
+    th_f32_release(cosines);
+    th_f32_release(emb);
+    th_i64_release(ids);
+    th_f32_release(table);
+    th_f32_release(gl);
+    th_f32_release(sw);
+    th_f32_release(bn);
+    th_f32_release(var);
+    th_f32_release(mean);
+    th_f32_release(gn);
+    th_f32_release(img);
     th_bf16_release(hs);
     th_bf16_release(h);
     th_f32_release(yt);
