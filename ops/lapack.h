@@ -1,5 +1,5 @@
 /* ops/lapack.h: dense linear algebra for f32, f64, c64 and c128: solve, inv, det, slogdet, cholesky, qr, eigh,
- * svd, svdvals. Stamped per
+ * svd, svdvals, solve_triangular, cholesky_solve, lu_factor, lu_solve. Stamped per
  * dtype through tensor_generic.h; each function here is a thin front door to its one dtype-independent
  * definition in ops/lapack_erased.h (LAPACKE with TH_USE_LAPACK, else the built-in LU / Cholesky there). */
 #if defined(TH_REAL_IS_F32) || defined(TH_REAL_IS_F64) || defined(TH_REAL_IS_C64) || defined(TH_REAL_IS_C128)
@@ -76,6 +76,34 @@ TH_API int TH_NAME(svd)(const TH_NAME(tensor) *A, TH_NAME(tensor) **U, TH__LA_PA
 TH_API int TH_NAME(svd_out)(TH_NAME(tensor) *U, TH__LA_PART *S, TH_NAME(tensor) *Vh, const TH_NAME(tensor) *A);
 TH_API TH__LA_PART *TH_NAME(svdvals)(const TH_NAME(tensor) *A);
 TH_API int TH_NAME(svdvals_out)(TH__LA_PART *out, const TH_NAME(tensor) *A);
+
+/* X with op(A) X = B (left) or X op(A) = B (not left), A (*, n, n) triangular: its upper triangle is read when
+ * upper, else its lower one (the other is not read); unitriangular: its diagonal is taken as 1 and not read. B is a
+ * batch of matrices, (*, n, k) (left) or (*, k, n); the batch dims of A and B broadcast; the result has B's
+ * matrix shape (torch.linalg.solve_triangular). A zero on the diagonal is TH_ERR_LINALG (A is singular) and inf or
+ * NaN in the triangle read is refused, naming the batch index and the element. LAPACK's trtrs, else the built-in
+ * substitution. */
+TH_API TH_NAME(tensor) *TH_NAME(solve_triangular)(const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, bool upper,
+                                                  bool left, bool unitriangular);
+TH_API int TH_NAME(solve_triangular_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, const TH_NAME(tensor) *B,
+                                         bool upper, bool left, bool unitriangular);
+/* X with A X = B where A = L L^H is given by its Cholesky factor L (*, n, n) (upper: A = U^H U, U given), as
+ * torch.cholesky_solve(B, L, upper); B (*, n, k), the batch dims broadcast. LAPACK's potrs. */
+TH_API TH_NAME(tensor) *TH_NAME(cholesky_solve)(const TH_NAME(tensor) *B, const TH_NAME(tensor) *L, bool upper);
+TH_API int TH_NAME(cholesky_solve_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *B, const TH_NAME(tensor) *L,
+                                       bool upper);
+/* P A = L U with partial pivoting of A (*, n, n), packed as torch.linalg.lu_factor: LU (*, n, n) holds U and L's
+ * strictly lower part (L's diagonal is 1), pivots (*, n) int32, 1-based (row i was swapped with row pivots[i] - 1,
+ * in order). A singular A is TH_ERR_LINALG, as for solve. lu_factor returns 0 or a negative status; *LU and
+ * *pivots (either may be NULL: not wanted) get new tensors, or NULL on error. LAPACK's getrf. */
+TH_API int TH_NAME(lu_factor)(const TH_NAME(tensor) *A, TH_NAME(tensor) **LU, th_i32_tensor **pivots);
+TH_API int TH_NAME(lu_factor_out)(TH_NAME(tensor) *LU, th_i32_tensor *pivots, const TH_NAME(tensor) *A);
+/* X with A X = B from lu_factor's LU and pivots (the batch of LU's), B (*, n, k); the batch dims of LU and B
+ * broadcast. A pivot outside 1..n is TH_ERR_INVALID. LAPACK's getrs. */
+TH_API TH_NAME(tensor) *TH_NAME(lu_solve)(const TH_NAME(tensor) *LU, const th_i32_tensor *pivots,
+                                          const TH_NAME(tensor) *B);
+TH_API int TH_NAME(lu_solve_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *LU, const th_i32_tensor *pivots,
+                                 const TH_NAME(tensor) *B);
 
 #else /* definitions */
 
@@ -220,6 +248,74 @@ TH_API int TH_NAME(svdvals_out)(TH__LA_PART *out, const TH_NAME(tensor) *A)
     if (TH__LA_WRONG_PART(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(svdvals_out), "NULL out");
     return th__la_svd(TH__FN(svdvals_out), TH_DT_ENUM, TH__B(A), NULL, TH__B(out), NULL, false, NULL, NULL, NULL);
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(solve_triangular)(const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, bool upper,
+                                                  bool left, bool unitriangular)
+{
+    if (TH__WRONG_DTYPE(A) || TH__WRONG_DTYPE(B)) return NULL;
+    return TH__T(th__la_solve_triangular(TH__FN(solve_triangular), TH_DT_ENUM, NULL, TH__B(A), TH__B(B), upper, left,
+                                         unitriangular));
+}
+
+TH_API int TH_NAME(solve_triangular_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, const TH_NAME(tensor) *B,
+                                         bool upper, bool left, bool unitriangular)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(A) || TH__WRONG_DTYPE(B)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(solve_triangular_out), "NULL out");
+    return TH_PRIVATE(la_done)(th__la_solve_triangular(TH__FN(solve_triangular_out), TH_DT_ENUM, TH__B(out), TH__B(A),
+                                                       TH__B(B), upper, left, unitriangular));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(cholesky_solve)(const TH_NAME(tensor) *B, const TH_NAME(tensor) *L, bool upper)
+{
+    if (TH__WRONG_DTYPE(B) || TH__WRONG_DTYPE(L)) return NULL;
+    return TH__T(th__la_cholesky_solve(TH__FN(cholesky_solve), TH_DT_ENUM, NULL, TH__B(B), TH__B(L), upper));
+}
+
+TH_API int TH_NAME(cholesky_solve_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *B, const TH_NAME(tensor) *L,
+                                       bool upper)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(B) || TH__WRONG_DTYPE(L)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(cholesky_solve_out), "NULL out");
+    return TH_PRIVATE(la_done)(
+        th__la_cholesky_solve(TH__FN(cholesky_solve_out), TH_DT_ENUM, TH__B(out), TH__B(B), TH__B(L), upper));
+}
+
+TH_API int TH_NAME(lu_factor)(const TH_NAME(tensor) *A, TH_NAME(tensor) **LU, th_i32_tensor **pivots)
+{
+    if (LU) *LU = NULL;
+    if (pivots) *pivots = NULL;
+    if (TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    return th__la_lu_factor(TH__FN(lu_factor), TH_DT_ENUM, TH__B(A), NULL, NULL, (th_tensor **)LU,
+                            (th_tensor **)pivots);
+}
+
+TH_API int TH_NAME(lu_factor_out)(TH_NAME(tensor) *LU, th_i32_tensor *pivots, const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(LU) || th__dtype_mismatch(__func__, "pivots", TH__B(pivots), TH_I32) || TH__WRONG_DTYPE(A))
+        return TH_ERR_DTYPE;
+    if (!LU || !pivots) return th__fail(TH_ERR_INVALID, TH__FN(lu_factor_out), "NULL %s", LU ? "pivots" : "LU");
+    return th__la_lu_factor(TH__FN(lu_factor_out), TH_DT_ENUM, TH__B(A), TH__B(LU), TH__B(pivots), NULL, NULL);
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(lu_solve)(const TH_NAME(tensor) *LU, const th_i32_tensor *pivots,
+                                          const TH_NAME(tensor) *B)
+{
+    if (TH__WRONG_DTYPE(LU) || th__dtype_mismatch(__func__, "pivots", TH__B(pivots), TH_I32) || TH__WRONG_DTYPE(B))
+        return NULL;
+    return TH__T(th__la_lu_solve(TH__FN(lu_solve), TH_DT_ENUM, NULL, TH__B(LU), TH__B(pivots), TH__B(B)));
+}
+
+TH_API int TH_NAME(lu_solve_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *LU, const th_i32_tensor *pivots,
+                                 const TH_NAME(tensor) *B)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(LU) || th__dtype_mismatch(__func__, "pivots", TH__B(pivots), TH_I32) ||
+        TH__WRONG_DTYPE(B))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(lu_solve_out), "NULL out");
+    return TH_PRIVATE(la_done)(
+        th__la_lu_solve(TH__FN(lu_solve_out), TH_DT_ENUM, TH__B(out), TH__B(LU), TH__B(pivots), TH__B(B)));
 }
 
 #endif /* definitions */

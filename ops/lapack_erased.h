@@ -1,7 +1,8 @@
-/* ops/lapack_erased.h: dense linear algebra (solve, inv, det, slogdet, cholesky, qr, eigh, svd, svdvals), each
- * written once over th_tensor * and a dtype (f32, f64, c64, c128), dispatching to LAPACKE's s, d, c or z routine
- * when built with TH_USE_LAPACK, else (solve, inv, det, slogdet, cholesky) to the small unblocked LU with partial
- * pivoting and Cholesky here; qr, eigh and svd then refuse, naming the build option. The typed front doors are in
+/* ops/lapack_erased.h: dense linear algebra (solve, inv, det, slogdet, cholesky, qr, eigh, svd, svdvals,
+ * solve_triangular, cholesky_solve, lu_factor, lu_solve), each written once over th_tensor * and a dtype (f32, f64,
+ * c64, c128), dispatching to LAPACKE's s, d, c or z routine when built with TH_USE_LAPACK, else (all but qr, eigh,
+ * svd, svdvals) to the small unblocked LU with partial pivoting, Cholesky and triangular substitution here; qr,
+ * eigh and svd then refuse, naming the build option. The typed front doors are in
  * ops/lapack.h. Included twice by tensor.h: declarations, then (TH__DEFINING) the definitions.
  *
  * Layout: LAPACK is column-major. Every op copies its input once (LAPACK overwrites it) into a contiguous
@@ -969,6 +970,314 @@ TH__MAYBE_UNUSED static int th__la_svd(const char *fn, th_dtype dt, const th_ten
     th_tensor_release(w);
     return th__la_hand_over(status, 3, res, to);
 #endif
+}
+
+/* ---- triangular solves, cholesky_solve, lu_factor / lu_solve: LAPACK's trtrs, potrs, getrf and getrs, or the
+ * built-in substitution below (every one of them works without LAPACK) ---- */
+
+/* The element (i, j) of op(A), A n x n column-major: A (trans 0), A^T (1) or A^H (2). */
+TH__MAYBE_UNUSED static th__mm_complex th__la_op_at(th_dtype dt, const void *a, int64_t n, int trans, int64_t i,
+                                                    int64_t j)
+{
+    if (trans == 0) return th__la_get(dt, a, i + j * n);
+    th__mm_complex z = th__la_get(dt, a, j + i * n);
+    if (trans == 2) z.im = -z.im;
+    return z;
+}
+
+/* op(A) X = B by substitution, A n x n column-major and triangular (upper: its upper triangle is read, else its
+ * lower one; unit: its diagonal is taken as 1 and not read), B n x nrhs column-major (leading dimension n),
+ * solved in place. LAPACK's trtrs without the singularity check (the callers check the diagonal first). */
+TH__MAYBE_UNUSED static void th__la_trtrs_builtin(th_dtype dt, bool upper, int trans, bool unit, int64_t n,
+                                                  int64_t nrhs, const void *a, void *b)
+{
+    bool up = upper != (trans != 0); /* op(A)'s own triangle */
+    for (int64_t c = 0; c < nrhs; c++) {
+        int64_t o = c * n;
+        for (int64_t s = 0; s < n; s++) {
+            int64_t j = up ? n - 1 - s : s, k0 = up ? j + 1 : 0, k1 = up ? n : j;
+            th__mm_complex x = th__la_get(dt, b, o + j);
+            for (int64_t k = k0; k < k1; k++) {
+                th__mm_complex p = th__la_mul(th__la_op_at(dt, a, n, trans, j, k), th__la_get(dt, b, o + k));
+                x.re -= p.re;
+                x.im -= p.im;
+            }
+            if (!unit) x = th__la_div(x, th__la_op_at(dt, a, n, trans, j, j));
+            th__la_put(dt, b, o + j, x);
+        }
+    }
+}
+
+TH__MAYBE_UNUSED static int th__la_trtrs(th_dtype dt, bool upper, int trans, bool unit, int64_t n, int64_t nrhs,
+                                         const void *a, void *b)
+{
+#ifdef TH_USE_LAPACK
+    lapack_int m = (lapack_int)n, k = (lapack_int)nrhs;
+    char u = upper ? 'U' : 'L', t = trans == 0 ? 'N' : trans == 1 ? 'T' : 'C', d = unit ? 'U' : 'N';
+    switch (dt) {
+    case TH_F32: return LAPACKE_strtrs_work(LAPACK_COL_MAJOR, u, t, d, m, k, (const float *)a, m, (float *)b, m);
+    case TH_F64: return LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, u, t, d, m, k, (const double *)a, m, (double *)b, m);
+    case TH_C64: return LAPACKE_ctrtrs_work(LAPACK_COL_MAJOR, u, t, d, m, k, a, m, b, m);
+    default: return LAPACKE_ztrtrs_work(LAPACK_COL_MAJOR, u, t, d, m, k, a, m, b, m);
+    }
+#else
+    th__la_trtrs_builtin(dt, upper, trans, unit, n, nrhs, a, b);
+    return 0;
+#endif
+}
+
+/* A X = B with A = L L^H (upper: U^H U) given its factor, column-major, in place in B. */
+TH__MAYBE_UNUSED static int th__la_potrs(th_dtype dt, bool upper, int64_t n, int64_t nrhs, const void *f, void *b)
+{
+#ifdef TH_USE_LAPACK
+    lapack_int m = (lapack_int)n, k = (lapack_int)nrhs;
+    char u = upper ? 'U' : 'L';
+    switch (dt) {
+    case TH_F32: return LAPACKE_spotrs_work(LAPACK_COL_MAJOR, u, m, k, (const float *)f, m, (float *)b, m);
+    case TH_F64: return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, u, m, k, (const double *)f, m, (double *)b, m);
+    case TH_C64: return LAPACKE_cpotrs_work(LAPACK_COL_MAJOR, u, m, k, f, m, b, m);
+    default: return LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, u, m, k, f, m, b, m);
+    }
+#else
+    /* L L^H x = b: L y = b, then L^H x = y (U^H U: U^H y = b, then U x = y) */
+    th__la_trtrs_builtin(dt, upper, upper ? 2 : 0, false, n, nrhs, f, b);
+    th__la_trtrs_builtin(dt, upper, upper ? 0 : 2, false, n, nrhs, f, b);
+    return 0;
+#endif
+}
+
+/* Before a solve with a factor (matrix `index` of the batch, n x n column-major): every element the solve reads
+ * (part 0: the lower triangle, 1: the upper one, 2: all of it; the diagonal unless unit) is finite, and no
+ * diagonal element is 0. The errors name the function, the batch index and the element. */
+TH__MAYBE_UNUSED static int th__la_check_factor(const char *fn, const char *name, th_dtype dt, int nb, int64_t index,
+                                                int64_t n, const void *a, int part, bool unit)
+{
+    char where[64];
+    for (int64_t j = 0; j < n; j++) {
+        int64_t i0 = part == 0 ? j : 0, i1 = part == 1 ? j + 1 : n;
+        for (int64_t i = i0; i < i1; i++) {
+            if (unit && i == j) continue;
+            th__mm_complex z = th__la_get(dt, a, i + j * n);
+            if (!isfinite(z.re) || !isfinite(z.im))
+                return th__fail(TH_ERR_LINALG, fn, "%s holds inf or NaN%s: %s[%lld, %lld] is %g%+gi", name,
+                                th__la_where(nb, index, where, sizeof where), name, (long long)i, (long long)j, z.re,
+                                z.im);
+        }
+    }
+    for (int64_t j = 0; !unit && j < n; j++) {
+        th__mm_complex z = th__la_get(dt, a, j + j * n);
+        if (z.re == 0.0 && z.im == 0.0)
+            return th__fail(TH_ERR_LINALG, fn, "%s is singular%s: its diagonal element %lld (%s[%lld, %lld]) is 0", name,
+                            th__la_where(nb, index, where, sizeof where), (long long)j, name, (long long)j,
+                            (long long)j);
+    }
+    return TH_OK;
+}
+
+/* B (*, r, c) is a matrix or a batch of them whose dim `dim` (-2 or -1) is n, its other side at most INT_MAX. */
+TH__MAYBE_UNUSED static int th__la_check_rhs(const char *fn, const char *an, const th_tensor *a, const th_tensor *b,
+                                             int dim, int64_t n)
+{
+    char sa[160], sb[160];
+    if (b->ndim < 2 || b->sizes[b->ndim + dim] != n) {
+        th__shape_string(a->ndim, a->sizes, sa, sizeof sa);
+        th__shape_string(b->ndim, b->sizes, sb, sizeof sb);
+        return th__fail(TH_ERR_SHAPE, fn, "%s has shape %s and B %s: B must be %s", an, sa, sb,
+                        dim == -2 ? (n == 0 ? "(*, 0, k)" : "(*, n, k) with n A's size")
+                                  : (n == 0 ? "(*, k, 0)" : "(*, k, n) with n A's size"));
+    }
+    int64_t k = b->sizes[b->ndim + (dim == -2 ? -1 : -2)];
+    if (k > INT_MAX) {
+        th__shape_string(b->ndim, b->sizes, sb, sizeof sb);
+        return th__fail(TH_ERR_SHAPE, fn, "B has shape %s: LAPACK takes at most %d right-hand sides", sb, INT_MAX);
+    }
+    return TH_OK;
+}
+
+/* The result of a solve with B's matrix shape (r x c) and the batch bs (nb dims). */
+TH__MAYBE_UNUSED static th_tensor *th__la_solve_result(const char *fn, th_tensor *out, th_dtype dt, int nb,
+                                                       const int64_t *bs, int64_t r, int64_t c)
+{
+    int64_t sizes[TH_MAX_DIMS + 2];
+    for (int d = 0; d < nb; d++) sizes[d] = bs[d];
+    sizes[nb] = r;
+    sizes[nb + 1] = c;
+    return th__result(fn, out, dt, nb + 2, sizes);
+}
+
+/* Copies the solution x (a scratch batch, bs x k x n: column-major n x k matrices when colmajor, else row-major
+ * k x n ones) into result, and releases what the solve held. Returns result, or NULL (released) on error. */
+TH__MAYBE_UNUSED static th_tensor *th__la_solve_finish(const char *fn, th_tensor *result, th_tensor *x, bool colmajor,
+                                                       int nb, int status, th_tensor *f, void *mem)
+{
+    if (status == TH_OK) {
+        th_tensor *v = colmajor ? th__transpose(fn, x, nb, nb + 1) : th_tensor_retain(x);
+        status = v ? th__copy(fn, result, v) : th_last_status();
+        th_tensor_release(v);
+    }
+    free(mem);
+    th_tensor_release(x);
+    th_tensor_release(f);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* X with op(A) X = B (left) or X op(A) = B (right), A triangular: (*, n, n), B (*, n, k) or (*, k, n). A's
+ * column-major copy is solved with trans 'N' (left) or 'T' (right: X A = B is A^T X^T = B^T, and B's row-major
+ * copy is B^T column-major, the solution X^T column-major is X row-major). */
+TH__MAYBE_UNUSED static th_tensor *th__la_solve_triangular(const char *fn, th_dtype dt, th_tensor *out,
+                                                           const th_tensor *a, const th_tensor *b, bool upper,
+                                                           bool left, bool unit)
+{
+    if (th__la_check_square(fn, "A", a, dt) || th__mm_check_input(fn, "B", b, dt)) return NULL;
+    int64_t n = a->sizes[a->ndim - 1];
+    if (th__la_check_rhs(fn, "A", a, b, left ? -2 : -1, n)) return NULL;
+    int64_t k = b->sizes[b->ndim - (left ? 1 : 2)];
+    int nb = 0;
+    int64_t bs[TH_MAX_DIMS + 1];
+    if (th__la_batch(fn, a, a->ndim - 2, b, b->ndim - 2, &nb, bs)) return NULL;
+    th_tensor *result = th__la_solve_result(fn, out, dt, nb, bs, left ? n : k, left ? k : n);
+    if (!result || th__numel(result) == 0) return result;
+    th_tensor *f = th__la_pack(fn, a, nb, bs, n, n, true);
+    th_tensor *x = f ? (left ? th__la_pack(fn, b, nb, bs, n, k, true) : th__la_pack(fn, b, nb, bs, k, n, false))
+                     : NULL;
+    int status = x ? TH_OK : th_last_status();
+    int64_t batch = th__numel(result) / (n * k);
+    size_t es = th__dtype_traits[dt].size;
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        const char *m = (const char *)th_tensor_data(f) + (size_t)(i * n * n) * es;
+        status = th__la_check_factor(fn, "A", dt, nb, i, n, m, upper ? 1 : 0, unit);
+        if (status) break;
+        int info = th__la_trtrs(dt, upper, left ? 0 : 1, unit, n, k, m,
+                                (char *)th_tensor_data(x) + (size_t)(i * n * k) * es);
+        if (info) status = th__la_refused(fn, "trtrs", info);
+    }
+    return th__la_solve_finish(fn, result, x, left, nb, status, f, NULL);
+}
+
+/* X with A X = B, A = L L^H (upper: U^H U) given by its factor (*, n, n); B (*, n, k). LAPACK's potrs. */
+TH__MAYBE_UNUSED static th_tensor *th__la_cholesky_solve(const char *fn, th_dtype dt, th_tensor *out,
+                                                         const th_tensor *b, const th_tensor *l, bool upper)
+{
+    if (th__mm_check_input(fn, "B", b, dt) || th__la_check_square(fn, "L", l, dt)) return NULL;
+    int64_t n = l->sizes[l->ndim - 1];
+    if (th__la_check_rhs(fn, "L", l, b, -2, n)) return NULL;
+    int64_t k = b->sizes[b->ndim - 1];
+    int nb = 0;
+    int64_t bs[TH_MAX_DIMS + 1];
+    if (th__la_batch(fn, l, l->ndim - 2, b, b->ndim - 2, &nb, bs)) return NULL;
+    th_tensor *result = th__la_solve_result(fn, out, dt, nb, bs, n, k);
+    if (!result || th__numel(result) == 0) return result;
+    th_tensor *f = th__la_pack(fn, l, nb, bs, n, n, true);
+    th_tensor *x = f ? th__la_pack(fn, b, nb, bs, n, k, true) : NULL;
+    int status = x ? TH_OK : th_last_status();
+    int64_t batch = th__numel(result) / (n * k);
+    size_t es = th__dtype_traits[dt].size;
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        const char *m = (const char *)th_tensor_data(f) + (size_t)(i * n * n) * es;
+        status = th__la_check_factor(fn, "L", dt, nb, i, n, m, upper ? 1 : 0, false);
+        if (status) break;
+        int info = th__la_potrs(dt, upper, n, k, m, (char *)th_tensor_data(x) + (size_t)(i * n * k) * es);
+        if (info) status = th__la_refused(fn, "potrs", info);
+    }
+    return th__la_solve_finish(fn, result, x, true, nb, status, f, NULL);
+}
+
+/* P A = L U of every (square) matrix of A: LU (*, n, n) holding L's strictly lower part (its unit diagonal not
+ * stored) and U, and pivots (*, n) int32, 1-based (row i was swapped with row pivots[i] - 1), LAPACK's and
+ * torch.linalg.lu_factor's convention. A singular matrix (an exactly zero pivot) or inf / NaN reaching a pivot is
+ * TH_ERR_LINALG, as solve's. */
+TH__MAYBE_UNUSED static int th__la_lu_factor(const char *fn, th_dtype dt, const th_tensor *a, th_tensor *out_lu,
+                                             th_tensor *out_piv, th_tensor **lu, th_tensor **piv)
+{
+    if (th__la_check_square(fn, "A", a, dt)) return th_last_status();
+    int nb = a->ndim - 2;
+    int64_t n = a->sizes[nb];
+    int64_t sizes[2][TH_MAX_DIMS];
+    for (int d = 0; d < nb + 2; d++) sizes[0][d] = sizes[1][d] = a->sizes[d];
+    th_tensor *outs[2] = {out_lu, out_piv}, *res[2];
+    const th_dtype dts[2] = {dt, TH_I32};
+    const int ndims[2] = {nb + 2, nb + 1};
+    const bool wanted[2] = {true, true};
+    th_tensor **to[2] = {lu, piv};
+    if (th__la_results(fn, 2, outs, dts, ndims, sizes, wanted, res)) return th_last_status();
+    if (th__numel(res[0]) == 0) return th__la_hand_over(TH_OK, 2, res, to);
+    th_tensor *w = th__la_pack(fn, a, nb, a->sizes, n, n, true);
+    th__la_int *ipiv = w ? (th__la_int *)malloc((size_t)n * sizeof *ipiv) : NULL;
+    int status = ipiv ? TH_OK : w ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld pivots", (long long)n)
+                                  : th_last_status();
+    int64_t batch = th__numel(res[0]) / (n * n);
+    size_t es = th__dtype_traits[dt].size;
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        char *m = (char *)th_tensor_data(w) + (size_t)(i * n * n) * es;
+        status = th__la_check_lu(fn, dt, nb, i, n, m, th__la_getrf(dt, n, m, ipiv));
+        for (int64_t j = 0; status == TH_OK && j < n; j++) {
+            int32_t p = (int32_t)ipiv[j];
+            memcpy(th__la_at(res[1], i * n + j), &p, sizeof p);
+        }
+    }
+    if (status == TH_OK) status = th__la_unpack(fn, res[0], w, nb, n, n);
+    free(ipiv);
+    th_tensor_release(w);
+    return th__la_hand_over(status, 2, res, to);
+}
+
+/* X with A X = B from lu_factor's LU (*, n, n) and pivots (*, n) (int32, 1-based, the batch of LU's), B (*, n, k);
+ * LU's and B's batch dims broadcast. Pivots out of 1..n are refused (TH_ERR_INVALID) before LAPACK sees them. */
+TH__MAYBE_UNUSED static th_tensor *th__la_lu_solve(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *lu,
+                                                   const th_tensor *piv, const th_tensor *b)
+{
+    if (th__la_check_square(fn, "LU", lu, dt) || th__mm_check_input(fn, "pivots", piv, TH_I32) ||
+        th__mm_check_input(fn, "B", b, dt))
+        return NULL;
+    int nb0 = lu->ndim - 2;
+    int64_t n = lu->sizes[nb0];
+    bool fits = piv->ndim == nb0 + 1;
+    for (int d = 0; fits && d <= nb0; d++) fits = piv->sizes[d] == (d < nb0 ? lu->sizes[d] : n);
+    if (!fits) {
+        char sl[160], sp[160];
+        th__shape_string(lu->ndim, lu->sizes, sl, sizeof sl);
+        th__shape_string(piv->ndim, piv->sizes, sp, sizeof sp);
+        return th__fail(TH_ERR_SHAPE, fn, "LU has shape %s and pivots %s: pivots must be LU's shape without its last "
+                        "dim", sl, sp), NULL;
+    }
+    if (th__la_check_rhs(fn, "LU", lu, b, -2, n)) return NULL;
+    int64_t k = b->sizes[b->ndim - 1];
+    int nb = 0;
+    int64_t bs[TH_MAX_DIMS + 1];
+    if (th__la_batch(fn, lu, nb0, b, b->ndim - 2, &nb, bs)) return NULL;
+    th_tensor *result = th__la_solve_result(fn, out, dt, nb, bs, n, k);
+    if (!result || th__numel(result) == 0) return result;
+    bs[nb] = n;
+    th_tensor *pe = th__expand(fn, piv, nb + 1, bs);
+    th_tensor *f = pe ? th__la_pack(fn, lu, nb, bs, n, n, true) : NULL;
+    th_tensor *x = f ? th__la_pack(fn, b, nb, bs, n, k, true) : NULL;
+    th__la_int *ipiv = x ? (th__la_int *)malloc((size_t)n * sizeof *ipiv) : NULL;
+    int status = ipiv ? TH_OK : x ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld pivots", (long long)n)
+                                  : th_last_status();
+    int64_t batch = th__numel(result) / (n * k);
+    size_t es = th__dtype_traits[dt].size;
+    char where[64];
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        for (int64_t j = 0; status == TH_OK && j < n; j++) {
+            int32_t p;
+            memcpy(&p, th__la_at(pe, i * n + j), sizeof p);
+            if (p < 1 || p > n)
+                status = th__fail(TH_ERR_INVALID, fn, "pivots[%lld] is %d%s: a pivot must be in 1..%lld", (long long)j,
+                                  (int)p, th__la_where(nb, i, where, sizeof where), (long long)n);
+            ipiv[j] = (th__la_int)p;
+        }
+        const char *m = (const char *)th_tensor_data(f) + (size_t)(i * n * n) * es;
+        if (status == TH_OK) status = th__la_check_factor(fn, "LU", dt, nb, i, n, m, 2, false);
+        if (status) break;
+        int info = th__la_getrs(dt, false, n, k, m, ipiv, (char *)th_tensor_data(x) + (size_t)(i * n * k) * es);
+        if (info) status = th__la_refused(fn, "getrs", info);
+    }
+    th_tensor_release(pe);
+    return th__la_solve_finish(fn, result, x, true, nb, status, f, ipiv);
 }
 
 #endif /* TH__DEFINING */

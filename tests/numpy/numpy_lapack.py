@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""solve, inv, det, slogdet, cholesky, qr, eigh, svd and svdvals of tensor.h against numpy.linalg
-(tests/numpy/numpy_lapack.c).
+"""solve, inv, det, slogdet, cholesky, qr, eigh, svd and svdvals of tensor.h against numpy.linalg, and
+solve_triangular, cholesky_solve, lu_factor and lu_solve against scipy.linalg (tests/numpy/numpy_lapack.c).
 
     numpy_lapack.py write DIR   writes the inputs of every case, DIR/<case>_in<k>.npy, DIR/cases.txt ("case op
                                 inputs", for the C side) and DIR/meta.json (what check needs to know)
@@ -17,6 +17,13 @@ where NumPy raises LinAlgError. qr, eigh, svd and svdvals (refused, naming the o
 checked by reconstruction (Q R = A, A V = V diag(w), U diag(S) Vh = A), orthonormality and their values, each within
 C * n * eps of the matrix's scale, and their vectors against NumPy's up to a sign or phase per column, within
 C * n * eps over the relative gap of the values (qr: times cond(A)).
+
+solve_triangular (every triangle, side and unit diagonal, garbage in the triangle not read), cholesky_solve (L and
+U) and lu_solve (from SciPy's factors) are held to the same C * n * cond * eps bound against SciPy's solution of
+each matrix of the batch (cond of the matrix the solve inverts); lu_factor by P L U = A within C * n * eps *
+max(|L| |U|), pivots 1-based and in range, and, where its pivots are SciPy's, its LU against SciPy's. A zero on
+a triangular diagonal and a singular lu_factor input must be refused (TH_ERR_LINALG at the batch index) where SciPy
+raises LinAlgError or warns of the exactly zero pivot.
 
 Exits 77 when NumPy cannot be imported (a skip, as meson counts it).
 """
@@ -69,14 +76,15 @@ def write(d):
     meta = {}
     lines = []
 
-    def add(name, op, dt, inputs, fortran=False, error=None):
+    def add(name, op, dt, inputs, fortran=False, error=None, flags=None):
         for k, x in enumerate(inputs):
-            x = np.asarray(x).astype(DTYPES[dt])
+            x = np.asarray(x)
+            x = x if x.dtype == np.int32 else x.astype(DTYPES[dt])  # lu_solve's pivots stay int32
             if fortran:
                 x = np.asfortranarray(x)
             np.save(os.path.join(d, '%s_in%d.npy' % (name, k)), x)
-        meta[name] = {'op': op, 'dtype': dt, 'inputs': len(inputs), 'error': error}
-        lines.append('%s %s %d\n' % (name, op, len(inputs)))
+        meta[name] = {'op': op, 'dtype': dt, 'inputs': len(inputs), 'error': error, 'flags': flags}
+        lines.append('%s %s %d%s\n' % (name, op, len(inputs), '' if flags is None else ' %d' % flags))
 
     for dt in DTYPES:
         single = dt in ('f32', 'c64')
@@ -114,6 +122,9 @@ def write(d):
         p = hpd(rng, (3,), 4, dt, 10.0)
         p[1] -= 2 * np.eye(4)
         add('cholesky_indefinite_' + dt, 'cholesky', dt, [p], error=1)
+
+    for dt in DTYPES:
+        write_solvers(add, dt)
 
     with open(os.path.join(d, 'cases.txt'), 'w') as f:
         f.writelines(lines)
@@ -220,6 +231,9 @@ def check(d):
         have_lapack = f.read().strip() == 'yes'
     for name, m in sorted(meta.items()):
         op, dt = m['op'], m['dtype']
+        if op in SOLVERS:
+            failures += check_solver(d, name, m, worst)
+            continue
         ins = [np.load(os.path.join(d, '%s_in%d.npy' % (name, k))).astype(WIDE[dt]) for k in range(m['inputs'])]
         a = ins[0]
         err_path = os.path.join(d, 'out', name + '.err')
@@ -320,6 +334,212 @@ def check(d):
     for op in sorted(worst):
         print('  %-22s worst error / (n * [cond] * eps * scale) = %.3g (bound %g)' % (op, worst[op], C))
     return 1 if failures else 0
+
+
+# ---- solve_triangular, cholesky_solve, lu_factor, lu_solve against SciPy (scipy.linalg's solve_triangular,
+# cho_solve, lu_factor, lu_solve on each matrix of a batch, in float64 / complex128) ----
+
+SOLVERS = ('solve_triangular', 'cholesky_solve', 'lu_factor', 'lu_solve')
+UPPER, LEFT, UNIT = 1, 2, 4
+
+
+def tri_with_cond(rng, batch, n, dt, cond, upper, unit):
+    """Triangular matrices (garbage in the other triangle, which the op must not read) whose diagonal runs from
+    1 down to 1/cond (1 when unit), off-diagonal entries small enough that the condition number stays near cond."""
+    out = rand(rng, batch + (n, n), dt)
+    d = np.logspace(0, -np.log10(cond), n) if n > 1 else np.ones(1)
+    for idx in np.ndindex(*batch):
+        t = out[idx] * (0.3 / max(n, 1))
+        np.fill_diagonal(t, 1.0 if unit else d * np.sign(rng.standard_normal(n)))
+        keep = np.triu(np.ones((n, n), bool)) if upper else np.tril(np.ones((n, n), bool))
+        out[idx] = np.where(keep, t, 100.0 * rand(rng, (n, n), dt))
+    return out
+
+
+def write_solvers(add, dt):
+    import scipy.linalg
+    rng = np.random.default_rng(1515)  # its own stream: the cases above keep their values
+    single = dt in ('f32', 'c64')
+    for cond_name, cond in (('good', 10.0), ('ill', 1e3 if single else 1e6)):
+        for n in (1, 3, 8, 33):
+            for batch in ((), (4,), (2, 3)):
+                for fortran in (False, True):
+                    tag = '%s_%s_n%d_b%s_%s' % (dt, cond_name, n, 'x'.join(map(str, batch)) or '0',
+                                                'F' if fortran else 'C')
+                    for flags in range(8):
+                        upper, left, unit = flags & UPPER, flags & LEFT, flags & UNIT
+                        if unit and (n != 8 or batch != (4,)):
+                            continue  # unit diagonals: one shape is enough
+                        a = tri_with_cond(rng, batch, n, dt, cond, upper, unit)
+                        b = rand(rng, batch + ((n, 3) if left else (3, n)), dt)
+                        add('trs%d_%s' % (flags, tag), 'solve_triangular', dt, [a, b], fortran, flags=flags)
+                    h = hpd(rng, batch, n, dt, cond)
+                    l = np.linalg.cholesky(h)
+                    b = rand(rng, batch + (n, 2), dt)
+                    add('chosolve_L_' + tag, 'cholesky_solve', dt, [b, l], fortran, flags=0)
+                    add('chosolve_U_' + tag, 'cholesky_solve', dt, [b, adj(l)], fortran, flags=UPPER)
+                    a = with_cond(rng, batch, n, dt, cond)
+                    add('lufactor_' + tag, 'lu_factor', dt, [a], fortran)
+                    # lu_solve from SciPy's factors (rounded to the dtype), pivots 1-based int32
+                    lu = np.empty_like(a)
+                    piv = np.empty(batch + (n,), np.int32)
+                    for idx in np.ndindex(*batch):
+                        f, p = scipy.linalg.lu_factor(a[idx])
+                        lu[idx], piv[idx] = f, p + 1
+                    add('lusolve_' + tag, 'lu_solve', dt, [lu, piv, rand(rng, batch + (n, 2), dt)], fortran)
+    # broadcast batch dims: A (2, 1, n, n) with B (3, n, k)
+    a = tri_with_cond(rng, (2, 1), 5, dt, 10.0, False, False)
+    add('trs_bcast_' + dt, 'solve_triangular', dt, [a, rand(rng, (3, 5, 4), dt)], flags=LEFT)
+    l = np.linalg.cholesky(hpd(rng, (2, 1), 5, dt, 10.0))
+    add('chosolve_bcast_' + dt, 'cholesky_solve', dt, [rand(rng, (3, 5, 4), dt), l], flags=0)
+    # singular: matrix 2 of a batch of 4 has a zero on its diagonal (SciPy's solve_triangular raises
+    # LinAlgError, lu_factor warns that the diagonal element is exactly zero)
+    a = tri_with_cond(rng, (4,), 4, dt, 10.0, True, False)
+    a[2, 1, 1] = 0
+    add('trs_singular_' + dt, 'solve_triangular', dt, [a, np.ones((4, 4, 2))], error=2, flags=UPPER | LEFT)
+    s = rng.integers(-4, 5, (4, 4, 4)).astype(np.float64) + 8 * np.eye(4)
+    s[2, 3] = 0
+    add('lufactor_singular_' + dt, 'lu_factor', dt, [s], error=2)
+
+
+def scipy_solver(op, ins, flags):
+    """SciPy's result on each matrix of the (broadcast) batch, in float64 / complex128."""
+    import scipy.linalg
+    if op == 'lu_factor':
+        a = ins[0]
+        lu, piv = np.empty_like(a), np.empty(a.shape[:-1], np.int32)
+        for idx in np.ndindex(*a.shape[:-2]):
+            f, p = scipy.linalg.lu_factor(a[idx], check_finite=False)
+            lu[idx], piv[idx] = f, p + 1
+        return [lu, piv]
+    if op == 'solve_triangular':
+        a, b = ins
+        upper, left, unit = flags & UPPER, flags & LEFT, flags & UNIT
+    elif op == 'cholesky_solve':
+        b, a = ins
+    else:
+        a, piv, b = ins
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    x = np.empty(b.shape, np.result_type(a, b))
+    for idx in np.ndindex(*batch):
+        if op == 'solve_triangular':
+            if left:
+                x[idx] = scipy.linalg.solve_triangular(a[idx], b[idx], lower=not upper, unit_diagonal=bool(unit))
+            else:  # X A = B: A^T X^T = B^T
+                x[idx] = scipy.linalg.solve_triangular(a[idx], b[idx].T, trans='T', lower=not upper,
+                                                       unit_diagonal=bool(unit)).T
+        elif op == 'cholesky_solve':
+            x[idx] = scipy.linalg.cho_solve((a[idx], not (flags & UPPER)), b[idx])
+        else:
+            x[idx] = scipy.linalg.lu_solve((a[idx], np.broadcast_to(piv, batch + piv.shape[-1:])[idx] - 1), b[idx])
+    return [x]
+
+
+def solver_matrix(op, ins, flags):
+    """The matrix each solve inverts (what its error bound's condition number is of)."""
+    if op == 'solve_triangular':
+        a = ins[0]
+        t = np.triu(a) if flags & UPPER else np.tril(a)
+        if flags & UNIT:
+            t = t - t * np.eye(a.shape[-1]) + np.eye(a.shape[-1])
+        return t
+    if op == 'cholesky_solve':
+        f = ins[1]
+        return adj(f) @ f if flags & UPPER else f @ adj(f)
+    if op == 'lu_solve':
+        lu, piv = ins[0], ins[1]
+        n = lu.shape[-1]
+        pa = np.tril(lu, -1) + np.eye(n)
+        return pa @ np.triu(lu)  # P^T A: of A's condition number
+    return ins[0]
+
+
+def check_solver(d, name, m, worst):
+    """One case of SOLVERS; returns the number of failures."""
+    import warnings
+    op, dt, flags = m['op'], m['dtype'], m.get('flags') or 0
+    ins = []
+    for k in range(m['inputs']):
+        x = np.load(os.path.join(d, '%s_in%d.npy' % (name, k)))
+        ins.append(x if x.dtype == np.int32 else x.astype(WIDE[dt]))
+    err_path = os.path.join(d, 'out', name + '.err')
+    text = open(err_path).read().strip() if os.path.exists(err_path) else ''
+    if m['error'] is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')  # lu_factor's LinAlgWarning: a zero pivot
+            try:
+                scipy_solver(op, ins, flags)
+                refused = False
+            except (np.linalg.LinAlgError, Warning):
+                refused = True
+        want = 'at batch index %d' % m['error']
+        if not refused or not text.startswith('TH_ERR_LINALG th_%s_%s: ' % (dt, op)) or want not in text:
+            print('%s: SciPy refused: %s; the library said: %r (wanted TH_ERR_LINALG ... %s)' % (name, refused, text,
+                                                                                                    want))
+            return 1
+        return 0
+    if text:
+        print('%s: the library refused: %s' % (name, text))
+        return 1
+    refs = scipy_solver(op, ins, flags)
+    got = []
+    for k in range(len(refs)):
+        path = os.path.join(d, 'out', '%s_%d.npy' % (name, k))
+        got.append(np.load(path) if os.path.exists(path) else None)
+    kinds = [DTYPES[dt], np.int32] if op == 'lu_factor' else [DTYPES[dt]]
+    if any(g is None or g.shape != r.shape or g.dtype != np.dtype(t) for g, r, t in zip(got, refs, kinds)):
+        print('%s: results %s; SciPy: %s' % (name, [(g.dtype, g.shape) if g is not None else None for g in got],
+                                              [r.shape for r in refs]))
+        return 1
+    eps = np.finfo(DTYPES[dt]).eps
+    mat = solver_matrix(op, ins, flags)
+    n = mat.shape[-1]
+    cond = float(np.max(np.linalg.cond(mat.reshape((-1, n, n))), initial=1.0)) if n else 1.0
+    failures = 0
+    if op == 'lu_factor':
+        lu, piv = got[0].astype(WIDE[dt]), got[1]
+        # P L U = A within C * n * eps * max(|L| |U|), the pivots 1-based and in range
+        a = ins[0]
+        in_range = np.all((piv >= np.arange(1, n + 1)) & (piv <= n))
+        if not in_range:
+            print('%s: pivots out of range: %s' % (name, piv.ravel()[:16]))
+            return 1
+        L = np.tril(lu, -1) + np.eye(n)
+        U = np.triu(lu)
+        rebuilt = L @ U
+        for idx in np.ndindex(*a.shape[:-2]):
+            for i in range(n - 1, -1, -1):
+                q = piv[idx][i] - 1
+                rebuilt[idx][[i, q]] = rebuilt[idx][[q, i]]
+        growth = float(np.max(np.abs(L) @ np.abs(U), initial=0.0)) or 1.0
+        ratio = np.max(np.abs(rebuilt - a), initial=0.0) / growth / (n * eps)
+        same = np.array_equal(piv, refs[1])
+        worst['lu_factor reconstruction'] = max(worst.get('lu_factor reconstruction', 0.0), float(ratio))
+        if not ratio <= C:
+            print('%s: P L U - A is %.3g x n * eps * |L||U| (bound %g)' % (name, ratio, C))
+            failures += 1
+        if same:  # the same pivots (a near tie may pick another row in single precision): the same factors
+            scale = float(np.max(np.abs(refs[0]), initial=0.0)) or 1.0
+            r2 = np.max(np.abs(lu - refs[0]), initial=0.0) / scale / (n * cond * eps)
+            worst['lu_factor vs scipy'] = max(worst.get('lu_factor vs scipy', 0.0), float(r2))
+            if not r2 <= C:
+                print('%s: LU differs from SciPy\'s by %.3g x n * cond * eps (bound %g)' % (name, r2, C))
+                failures += 1
+        elif dt in ('f64', 'c128'):
+            print('%s: pivots %s; SciPy\'s %s' % (name, piv.ravel()[:8], refs[1].ravel()[:8]))
+            failures += 1
+        return failures
+    x, ref = got[0].astype(WIDE[dt]), refs[0]
+    scale = float(np.max(np.abs(ref), initial=0.0)) or 1.0
+    ratio = float(np.max(np.abs(x - ref), initial=0.0)) / scale / (n * cond * eps) if n else 0.0
+    worst[op] = max(worst.get(op, 0.0), ratio)
+    if not ratio <= C:
+        print('%s: differs from SciPy by %.3g x n %d * cond %.3g * eps * max|ref| (bound %g)' % (name, ratio, n, cond,
+                                                                                                C))
+        failures += 1
+    return failures
 
 
 if __name__ == '__main__':

@@ -1,0 +1,67 @@
+/* Factor once, solve many times with tensor.h: a least-squares fit through the Cholesky factor of the normal
+ * equations (cholesky, then two triangular solves, and cholesky_solve in one call), lu_factor / lu_solve for a
+ * square system with several right-hand sides, and a singular triangular matrix refused with its batch index.
+ * Works with or without LAPACK.
+ * Build: cc -std=c11 -I. docs/examples/lu_solve.c -lm  (add -DTH_USE_LAPACK ... -llapacke to use LAPACK) */
+#define TH_IMPLEMENTATION
+/* Only the dtypes used here are stamped (f64, and i32 for the pivots), which keeps this build fast. */
+#define TH_SELECT_DTYPES
+#define TH_WANT_F64
+#define TH_WANT_I32
+#include "tensor.h"
+
+#include <math.h>
+
+int main(void)
+{
+    /* Fit y = c0 + c1 x + c2 x^2 to 8 points of y = 1 - 2x + 0.5x^2 (plus a little noise). */
+    const double noise[8] = {0.01, -0.01, 0.02, 0.0, -0.02, 0.01, 0.0, -0.01};
+    th_f64_tensor *X = th_f64_empty(2, (int64_t[]){8, 3}), *y = th_f64_empty(2, (int64_t[]){8, 1});
+    for (int i = 0; i < 8; i++) {
+        double x = 0.5 * i;
+        th_f64_data(X)[3 * i] = 1.0;
+        th_f64_data(X)[3 * i + 1] = x;
+        th_f64_data(X)[3 * i + 2] = x * x;
+        th_f64_data(y)[i] = 1.0 - 2.0 * x + 0.5 * x * x + noise[i];
+    }
+    /* G = X^T X = L L^T; G c = X^T y is L (L^T c) = X^T y: a lower then an upper triangular solve. L^T is a view. */
+    th_f64_tensor *Xt = th_f64_transpose(X, 0, 1), *G = th_f64_matmul(Xt, X), *r = th_f64_matmul(Xt, y);
+    th_f64_tensor *L = th_f64_cholesky(G), *Lt = th_f64_transpose(L, 0, 1);
+    th_f64_tensor *w = th_f64_solve_triangular(L, r, false, true, false); /* lower, A on the left, own diagonal */
+    th_f64_tensor *c = th_f64_solve_triangular(Lt, w, true, true, false);  /* upper */
+    th_f64_tensor *c2 = th_f64_cholesky_solve(r, L, false);               /* the same two solves in one call */
+    printf("fit: y = %.3f %+.3f x %+.3f x^2\n", th_f64_get(c, (int64_t[]){0, 0}), th_f64_get(c, (int64_t[]){1, 0}),
+           th_f64_get(c, (int64_t[]){2, 0}));
+    int bad = fabs(th_f64_get(c, (int64_t[]){0, 0}) - 1.0) > 0.05 || fabs(th_f64_get(c, (int64_t[]){1, 0}) + 2.0) > 0.05 ||
+              fabs(th_f64_get(c, (int64_t[]){2, 0}) - 0.5) > 0.05;
+    for (int i = 0; i < 3; i++)
+        bad |= fabs(th_f64_get(c, (int64_t[]){i, 0}) - th_f64_get(c2, (int64_t[]){i, 0})) > 1e-9;
+
+    /* A square system factored once (P A = L U), then solved for two right-hand sides. */
+    const double a[9] = {0, 2, 1, 4, 1, 0, 2, 3, 5}, b[6] = {3, 1, 5, 4, 10, 9};
+    th_f64_tensor *A = th_f64_empty(2, (int64_t[]){3, 3}), *B = th_f64_empty(2, (int64_t[]){3, 2});
+    for (int i = 0; i < 9; i++) th_f64_data(A)[i] = a[i];
+    for (int i = 0; i < 6; i++) th_f64_data(B)[i] = b[i];
+    th_f64_tensor *LU = NULL;
+    th_i32_tensor *pivots = NULL;
+    bad |= th_f64_lu_factor(A, &LU, &pivots) != TH_OK;
+    printf("pivots (1-based, as LAPACK's and torch.linalg.lu_factor's): %d %d %d\n", th_i32_data(pivots)[0],
+           th_i32_data(pivots)[1], th_i32_data(pivots)[2]);
+    th_f64_tensor *Xs = th_f64_lu_solve(LU, pivots, B), *AX = th_f64_matmul(A, Xs);
+    th_f64_print(stdout, Xs);
+    for (int i = 0; i < 6; i++) bad |= fabs(th_f64_data(AX)[i] - b[i]) > 1e-12;
+
+    /* A batch of two triangular matrices, the second with a zero on its diagonal: refused, naming it. */
+    th_f64_tensor *T = th_f64_zeros(3, (int64_t[]){2, 2, 2}), *rhs = th_f64_ones(3, (int64_t[]){2, 2, 1});
+    const double t[8] = {1, 0, 2, 3, /* singular: */ 1, 0, 2, 0};
+    for (int i = 0; i < 8; i++) th_f64_data(T)[i] = t[i];
+    th_f64_tensor *bad_x = th_f64_solve_triangular(T, rhs, false, true, false);
+    printf("solve_triangular of the batch: %s (%s)\n", bad_x ? "done" : th_status_name(th_last_status()),
+           th_last_error());
+    bad |= bad_x != NULL || th_last_status() != TH_ERR_LINALG;
+
+    th_f64_tensor *all[] = {X, y, Xt, G, r, L, Lt, w, c, c2, A, B, LU, Xs, AX, T, rhs};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++) th_f64_release(all[i]);
+    th_i32_release(pivots);
+    return bad;
+}

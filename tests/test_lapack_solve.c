@@ -1,0 +1,552 @@
+/* tests/test_lapack_solve.c: solve_triangular, cholesky_solve, lu_factor and lu_solve (ops/lapack.h) for f32, f64,
+ * c64 and c128, through LAPACKE or (a build without TH_USE_LAPACK) the built-in substitution: closed forms,
+ * reconstruction (op(T) X = B and X op(T) = B for every triangle / side / unit diagonal with garbage in the triangle
+ * not read, L L^H X = B, P L U = A and A X = B from the packed factors), batches, broadcast batch dims, transposed
+ * and strided inputs and outs, outs overlapping an input, empty batches and 0 x 0 matrices, and every error path:
+ * singular factors at a batch index, inf / NaN, pivots out of range, wrong shapes, wrong dtypes of inputs and outs,
+ * NULLs. The reference products are computed in c128 with th_c128_matmul. NumPy's and SciPy's numbers are in
+ * tests/numpy/numpy_lapack. */
+#include <complex.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+
+#define SZ(...) ((const int64_t[]){__VA_ARGS__})
+
+static const th_dtype dtypes[4] = {TH_F32, TH_F64, TH_C64, TH_C128};
+
+static uint32_t seed = 1515;
+static double urand(void)
+{
+    seed = seed * 1664525u + 1013904223u;
+    return (double)(seed >> 8) / (double)(1u << 24) * 2.0 - 1.0;
+}
+
+static bool is_complex(th_dtype dt) { return dt == TH_C64 || dt == TH_C128; }
+static double tol(th_dtype dt) { return dt == TH_F32 || dt == TH_C64 ? 2e-4 : 1e-11; }
+
+/* A c128 copy of t. */
+static th_c128_tensor *as_c128(const th_tensor *t)
+{
+    th_c128_tensor *c = th_c128_empty(th_tensor_ndim(t), th_tensor_sizes(t));
+    CHECK(th_tensor_copy(th_c128_base(c), t) == TH_OK);
+    return c;
+}
+
+/* A tensor of dtype dt with the values of the c128 tensor c (imaginary parts dropped for real dtypes). */
+static th_tensor *to_dtype(th_dtype dt, const th_c128_tensor *c)
+{
+    th_tensor *r = NULL;
+    int nd = th_c128_ndim(c);
+    const int64_t *sizes = th_tensor_sizes(th_c128_base(c));
+    switch (dt) {
+    case TH_F32: r = th_f32_base(th_f32_empty(nd, sizes)); break;
+    case TH_F64: r = th_f64_base(th_f64_empty(nd, sizes)); break;
+    case TH_C64: r = th_c64_base(th_c64_empty(nd, sizes)); break;
+    default: r = th_c128_base(th_c128_empty(nd, sizes)); break;
+    }
+    if (is_complex(dt)) {
+        CHECK(th_tensor_copy(r, th_c128_base(c)) == TH_OK);
+    } else {
+        th_c128_tensor *re = th_c128_clone(c);
+        for (int64_t i = 0; i < th_c128_numel(re); i++) th_c128_data(re)[i] = creal(th_c128_data(re)[i]);
+        CHECK(th_tensor_copy(r, th_c128_base(re)) == TH_OK);
+        th_c128_release(re);
+    }
+    return r;
+}
+
+/* Random values in [-1, 1] (imaginary parts too for complex dtypes) plus shift on the diagonal of each trailing
+ * matrix, held in dtype dt. */
+static th_tensor *random_matrix(th_dtype dt, int ndim, const int64_t *sizes, double shift)
+{
+    th_c128_tensor *c = th_c128_empty(ndim, sizes);
+    int64_t r = ndim >= 2 ? sizes[ndim - 2] : 1, cols = sizes[ndim - 1];
+    for (int64_t i = 0; i < th_c128_numel(c); i++) {
+        double re = urand(), im = urand();
+        if (ndim >= 2 && (i / cols) % r == i % cols) re += shift;
+        th_c128_data(c)[i] = re + im * I;
+    }
+    th_tensor *t = to_dtype(dt, c);
+    th_c128_release(c);
+    return t;
+}
+
+/* The largest |x - y| over the elements (shapes must match: else infinity). */
+static double max_diff(const th_tensor *x, const th_tensor *y)
+{
+    if (!x || !y || th_tensor_ndim(x) != th_tensor_ndim(y)) return INFINITY;
+    for (int d = 0; d < th_tensor_ndim(x); d++)
+        if (th_tensor_sizes(x)[d] != th_tensor_sizes(y)[d]) return INFINITY;
+    th_c128_tensor *a = as_c128(x), *b = as_c128(y);
+    double m = 0;
+    for (int64_t i = 0; i < th_c128_numel(a); i++) {
+        double d = cabs(th_c128_data(a)[i] - th_c128_data(b)[i]);
+        if (!(d <= m)) m = d;
+    }
+    th_c128_release(a);
+    th_c128_release(b);
+    return m;
+}
+
+/* x @ y in c128. */
+static th_tensor *product(const th_tensor *x, const th_tensor *y)
+{
+    th_c128_tensor *a = as_c128(x), *b = as_c128(y);
+    th_c128_tensor *p = th_c128_matmul(a, b);
+    th_c128_release(a);
+    th_c128_release(b);
+    return th_c128_base(p);
+}
+
+/* The conjugate transpose of the last two dims, in c128. */
+static th_tensor *adjoint(const th_tensor *x)
+{
+    th_c128_tensor *a = as_c128(x);
+    int nd = th_c128_ndim(a);
+    th_c128_tensor *t = th_c128_transpose(a, nd - 2, nd - 1);
+    th_c128_tensor *c = th_c128_clone(t);
+    for (int64_t i = 0; i < th_c128_numel(c); i++) th_c128_data(c)[i] = conj(th_c128_data(c)[i]);
+    th_c128_release(t);
+    th_c128_release(a);
+    return th_c128_base(c);
+}
+
+/* The triangle of x (a batch of n x n) that an op reads, in c128: the other one zeroed, a unit diagonal when unit. */
+static th_tensor *triangle(const th_tensor *x, bool upper, bool unit)
+{
+    th_c128_tensor *c = as_c128(x), *t = th_c128_clone(c);
+    int nd = th_c128_ndim(t);
+    int64_t n = th_c128_size(t, nd - 1);
+    for (int64_t i = 0; i < th_c128_numel(t); i++) {
+        int64_t r = i / n % n, col = i % n;
+        if (upper ? r > col : r < col) th_c128_data(t)[i] = 0;
+        if (unit && r == col) th_c128_data(t)[i] = 1;
+    }
+    th_c128_release(c);
+    return th_c128_base(t);
+}
+
+/* ---- the typed calls, by dtype ---- */
+
+#define CALL(dt, verb, ...)                                                                                      \
+    ((dt) == TH_F32 ? (th_tensor *)th_f32_##verb(__VA_ARGS__)                                                  \
+     : (dt) == TH_F64 ? (th_tensor *)th_f64_##verb(__VA_ARGS__)                                                 \
+     : (dt) == TH_C64 ? (th_tensor *)th_c64_##verb(__VA_ARGS__)                                                 \
+                      : (th_tensor *)th_c128_##verb(__VA_ARGS__))
+#define CALL_INT(dt, verb, ...)                                                                                  \
+    ((dt) == TH_F32 ? th_f32_##verb(__VA_ARGS__)                                                                \
+     : (dt) == TH_F64 ? th_f64_##verb(__VA_ARGS__)                                                              \
+     : (dt) == TH_C64 ? th_c64_##verb(__VA_ARGS__)                                                              \
+                      : th_c128_##verb(__VA_ARGS__))
+
+static th_tensor *solve_tri(th_dtype dt, const th_tensor *a, const th_tensor *b, bool upper, bool left, bool unit)
+{
+    return CALL(dt, solve_triangular, (void *)a, (void *)b, upper, left, unit);
+}
+static th_tensor *chol_solve(th_dtype dt, const th_tensor *b, const th_tensor *l, bool upper)
+{
+    return CALL(dt, cholesky_solve, (void *)b, (void *)l, upper);
+}
+static int lu_factor(th_dtype dt, const th_tensor *a, th_tensor **lu, th_i32_tensor **piv)
+{
+    return CALL_INT(dt, lu_factor, (void *)a, (void *)lu, piv);
+}
+static th_tensor *lu_solve(th_dtype dt, const th_tensor *lu, const th_i32_tensor *piv, const th_tensor *b)
+{
+    return CALL(dt, lu_solve, (void *)lu, piv, (void *)b);
+}
+
+/* P L U from lu_factor's packed LU and pivots (a batch of n x n), in c128: L U with the row swaps undone in
+ * reverse order. */
+static th_tensor *lu_rebuild(const th_tensor *lu, const th_i32_tensor *piv)
+{
+    th_tensor *L = triangle(lu, false, true), *U = triangle(lu, true, false), *LU = product(L, U);
+    th_c128_tensor *p = (th_c128_tensor *)LU;
+    int nd = th_c128_ndim(p);
+    int64_t n = th_c128_size(p, nd - 1), batch = th_c128_numel(p) / (n * n > 0 ? n * n : 1);
+    for (int64_t b = 0; n > 0 && b < batch; b++) {
+        th_complex128 *m = th_c128_data(p) + b * n * n;
+        for (int64_t i = n - 1; i >= 0; i--) {
+            int64_t q = th_i32_data(piv)[b * n + i] - 1;
+            for (int64_t j = 0; q != i && j < n; j++) {
+                th_complex128 t = m[i * n + j];
+                m[i * n + j] = m[q * n + j];
+                m[q * n + j] = t;
+            }
+        }
+    }
+    th_tensor_release(L);
+    th_tensor_release(U);
+    return LU;
+}
+
+/* ---- closed forms ---- */
+
+static void test_closed_forms(void)
+{
+    /* L = [[2, 0], [1, 4]] (the upper 7 is not read): L x = [2, 9] gives x = [1, 2]; L^T-solve from the right:
+     * x L = [4, 8] gives x = [1, 2]; unit diagonal: [[1, 0], [1, 1]] x = [2, 9] gives [2, 7] */
+    for (int k = 0; k < 4; k++) {
+        th_dtype dt = dtypes[k];
+        th_c128_tensor *cl = th_c128_empty(2, SZ(2, 2)), *cb = th_c128_empty(2, SZ(2, 1)), *cr = th_c128_empty(2, SZ(1, 2));
+        const double lv[] = {2, 7, 1, 4};
+        for (int i = 0; i < 4; i++) th_c128_data(cl)[i] = lv[i];
+        th_c128_data(cb)[0] = 2;
+        th_c128_data(cb)[1] = 9;
+        th_c128_data(cr)[0] = 4;
+        th_c128_data(cr)[1] = 8;
+        th_tensor *L = to_dtype(dt, cl), *B = to_dtype(dt, cb), *Br = to_dtype(dt, cr);
+        th_tensor *X = solve_tri(dt, L, B, false, true, false), *Xr = solve_tri(dt, L, Br, false, false, false);
+        th_tensor *Xu = solve_tri(dt, L, B, false, true, true);
+        th_c128_tensor *x = X ? as_c128(X) : NULL, *xr = Xr ? as_c128(Xr) : NULL, *xu = Xu ? as_c128(Xu) : NULL;
+        CHECK(x && th_c128_ndim(x) == 2 && th_c128_size(x, 1) == 1);
+        CHECK(x && cabs(th_c128_data(x)[0] - 1) < tol(dt) && cabs(th_c128_data(x)[1] - 2) < tol(dt));
+        CHECK(xr && th_c128_size(xr, 0) == 1 && cabs(th_c128_data(xr)[0] - 1) < tol(dt) &&
+              cabs(th_c128_data(xr)[1] - 2) < tol(dt));
+        CHECK(xu && cabs(th_c128_data(xu)[0] - 2) < tol(dt) && cabs(th_c128_data(xu)[1] - 7) < tol(dt));
+        /* [[4, 2], [2, 5]] = L L^T, L = [[2, 0], [1, 2]]: A x = [8.4, 9] gives x = [1.5, 1.2] */
+        const double pv[] = {2, 0, 1, 2};
+        for (int i = 0; i < 4; i++) th_c128_data(cl)[i] = pv[i];
+        th_c128_data(cb)[0] = 8.4;
+        th_c128_data(cb)[1] = 9;
+        th_tensor *Lc = to_dtype(dt, cl), *Bc = to_dtype(dt, cb), *Xc = chol_solve(dt, Bc, Lc, false);
+        th_c128_tensor *xc = Xc ? as_c128(Xc) : NULL;
+        CHECK(xc && cabs(th_c128_data(xc)[0] - 1.5) < tol(dt) && cabs(th_c128_data(xc)[1] - 1.2) < tol(dt));
+        /* [[0, 1], [2, 3]]: the rows swap (pivots [2, 2]), LU = [[2, 3], [0, 1]] */
+        const double av[] = {0, 1, 2, 3};
+        for (int i = 0; i < 4; i++) th_c128_data(cl)[i] = av[i];
+        th_tensor *A = to_dtype(dt, cl), *LU = NULL;
+        th_i32_tensor *piv = NULL;
+        CHECK(lu_factor(dt, A, &LU, &piv) == TH_OK && LU && piv);
+        CHECK(piv && th_i32_ndim(piv) == 1 && th_i32_data(piv)[0] == 2 && th_i32_data(piv)[1] == 2);
+        th_c128_tensor *lu = LU ? as_c128(LU) : NULL;
+        CHECK(lu && th_c128_data(lu)[0] == 2 && th_c128_data(lu)[1] == 3 && th_c128_data(lu)[2] == 0 &&
+              th_c128_data(lu)[3] == 1);
+        th_tensor *tensors[] = {L, B, Br, X, Xr, Xu, Lc, Bc, Xc, A, LU};
+        for (size_t i = 0; i < sizeof tensors / sizeof *tensors; i++) th_tensor_release(tensors[i]);
+        th_c128_tensor *cs[] = {cl, cb, cr, x, xr, xu, xc, lu};
+        for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) th_c128_release(cs[i]);
+        th_i32_release(piv);
+    }
+}
+
+/* ---- reconstruction over random batches, every dtype ---- */
+
+static void test_reconstruction(void)
+{
+    for (int k = 0; k < 4; k++) {
+        th_dtype dt = dtypes[k];
+        /* solve_triangular: A (2, 3, 5, 5) full of values (the unread triangle is garbage), B (2, 3, 5, 4) or
+         * (2, 3, 4, 5) */
+        th_tensor *A = random_matrix(dt, 4, SZ(2, 3, 5, 5), 4.0);
+        th_tensor *Bl = random_matrix(dt, 4, SZ(2, 3, 5, 4), 0.0), *Br = random_matrix(dt, 4, SZ(2, 3, 4, 5), 0.0);
+        for (int mode = 0; mode < 8; mode++) {
+            bool upper = mode & 1, left = mode & 2, unit = mode & 4;
+            th_tensor *B = left ? Bl : Br, *X = solve_tri(dt, A, B, upper, left, unit);
+            th_tensor *T = triangle(A, upper, unit), *P = X ? (left ? product(T, X) : product(X, T)) : NULL;
+            CHECK(max_diff(P, B) < 10 * tol(dt));
+            if (!(max_diff(P, B) < 10 * tol(dt)))
+                fprintf(stderr, "solve_triangular %s upper %d left %d unit %d: %g (%s)\n", th_dtype_name(dt), upper,
+                        left, unit, max_diff(P, B), X ? "" : th_last_error());
+            th_tensor_release(X);
+            th_tensor_release(T);
+            th_tensor_release(P);
+        }
+        /* cholesky_solve: P = M M^H + 6 I = L L^H = U^H U */
+        th_tensor *M = random_matrix(dt, 3, SZ(3, 6, 6), 0.0), *MH = adjoint(M), *MMH = product(M, MH);
+        th_c128_tensor *I6 = th_c128_eye(6, 6), *I6s = th_c128_mul_scalar(I6, 6.0);
+        th_c128_tensor *shifted = th_c128_add(I6s, (th_c128_tensor *)MMH);
+        th_tensor *Pd = to_dtype(dt, shifted);
+        th_tensor *L = CALL(dt, cholesky, (void *)Pd), *LH = L ? adjoint(L) : NULL, *U = LH ? to_dtype(dt, (th_c128_tensor *)LH) : NULL;
+        th_tensor *B = random_matrix(dt, 3, SZ(3, 6, 2), 0.0);
+        th_tensor *X = L ? chol_solve(dt, B, L, false) : NULL, *PX = X ? product(Pd, X) : NULL;
+        CHECK(max_diff(PX, B) < 50 * tol(dt));
+        th_tensor *Xu = U ? chol_solve(dt, B, U, true) : NULL, *PXu = Xu ? product(Pd, Xu) : NULL;
+        CHECK(max_diff(PXu, B) < 50 * tol(dt));
+        /* lu_factor: P L U = A, pivots in range; lu_solve: A X = B */
+        th_tensor *LU = NULL;
+        th_i32_tensor *piv = NULL;
+        CHECK(lu_factor(dt, A, &LU, &piv) == TH_OK);
+        CHECK(piv && th_i32_ndim(piv) == 3 && th_i32_size(piv, 2) == 5);
+        for (int64_t i = 0; piv && i < th_i32_numel(piv); i++)
+            CHECK(th_i32_data(piv)[i] >= 1 + i % 5 && th_i32_data(piv)[i] <= 5);
+        th_tensor *PLU = LU ? lu_rebuild(LU, piv) : NULL;
+        CHECK(max_diff(PLU, A) < 10 * tol(dt));
+        th_tensor *Xl = LU ? lu_solve(dt, LU, piv, Bl) : NULL, *AX = Xl ? product(A, Xl) : NULL;
+        CHECK(max_diff(AX, Bl) < 10 * tol(dt));
+        th_tensor *Xs = CALL(dt, solve, (void *)A, (void *)Bl);
+        CHECK(max_diff(Xl, Xs) < 10 * tol(dt));
+        th_tensor *tensors[] = {A, Bl, Br, M, MH, MMH, Pd, L, LH, U, B, X, PX, Xu, PXu, LU, PLU, Xl, AX, Xs};
+        for (size_t i = 0; i < sizeof tensors / sizeof *tensors; i++) th_tensor_release(tensors[i]);
+        th_c128_tensor *cs[] = {I6, I6s, shifted};
+        for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) th_c128_release(cs[i]);
+        th_i32_release(piv);
+    }
+}
+
+/* ---- shapes: broadcasting, layouts, outs, empty ---- */
+
+static void test_shapes(void)
+{
+    /* A (2, 1, 3, 3) and B (4, 3, 2): batch (2, 4) */
+    th_f64_tensor *A = (th_f64_tensor *)random_matrix(TH_F64, 4, SZ(2, 1, 3, 3), 3.0);
+    th_f64_tensor *B = (th_f64_tensor *)random_matrix(TH_F64, 3, SZ(4, 3, 2), 0.0);
+    th_f64_tensor *X = th_f64_solve_triangular(A, B, true, true, false);
+    CHECK(X && th_f64_ndim(X) == 4 && th_f64_size(X, 0) == 2 && th_f64_size(X, 1) == 4 && th_f64_size(X, 3) == 2);
+    th_f64_tensor *Ae = th_f64_expand(A, 4, SZ(2, 4, 3, 3)), *Be = th_f64_expand(B, 4, SZ(2, 4, 3, 2));
+    th_tensor *T = triangle(th_f64_base(Ae), true, false), *TX = X ? product(T, th_f64_base(X)) : NULL;
+    CHECK(max_diff(TX, th_f64_base(Be)) < 1e-12);
+    /* lu_solve broadcasts LU's batch (2, 1) with B's (4): X (2, 4, 3, 2) */
+    th_f64_tensor *LU = NULL, *Xl = NULL;
+    th_i32_tensor *piv = NULL;
+    CHECK(th_f64_lu_factor(A, &LU, &piv) == TH_OK && th_i32_ndim(piv) == 3 && th_i32_size(piv, 1) == 1);
+    Xl = th_f64_lu_solve(LU, piv, B);
+    th_f64_tensor *Xs = th_f64_solve(Ae, Be);
+    CHECK(Xl && max_diff(th_f64_base(Xl), th_f64_base(Xs)) < 1e-12);
+    /* cholesky_solve broadcasts too: one L (3, 3) for B (4, 3, 2) */
+    th_f64_tensor *G = th_f64_eye(3, 3), *Xg = th_f64_cholesky_solve(B, G, false);
+    CHECK(Xg && max_diff(th_f64_base(Xg), th_f64_base(B)) == 0);
+
+    /* transposed and strided inputs give what their contiguous copies give; outs of any strides */
+    th_f64_tensor *big = (th_f64_tensor *)random_matrix(TH_F64, 2, SZ(6, 8), 0.0);
+    th_f64_tensor *sq = th_f64_narrow(big, 1, 1, 6), *sqt = th_f64_transpose(sq, 0, 1);
+    for (int64_t i = 0; i < 6; i++) th_f64_set(sqt, SZ(i, i), th_f64_get(sqt, SZ(i, i)) + 5.0);
+    th_f64_tensor *sqc = th_f64_contiguous(sqt);
+    th_f64_tensor *rhs = (th_f64_tensor *)random_matrix(TH_F64, 2, SZ(6, 12), 0.0), *rhsv = th_f64_narrow(rhs, 1, 0, 6);
+    th_f64_tensor *rt = th_f64_transpose(rhsv, 0, 1), *rtc = th_f64_contiguous(rt), *rhsc = th_f64_contiguous(rhsv);
+    for (int mode = 0; mode < 4; mode++) {
+        bool upper = mode & 1, left = mode & 2;
+        th_f64_tensor *r1 = th_f64_solve_triangular(sqt, left ? rhsv : rt, upper, left, false);
+        th_f64_tensor *r2 = th_f64_solve_triangular(sqc, left ? rhsc : rtc, upper, left, false);
+        CHECK(r1 && r2 && max_diff(th_f64_base(r1), th_f64_base(r2)) < 1e-13);
+        th_f64_tensor *outbig = th_f64_zeros(2, SZ(6, 12)), *outv = th_f64_narrow(outbig, 1, 0, 6);
+        th_f64_tensor *outt = th_f64_transpose(outv, 0, 1);
+        CHECK(th_f64_solve_triangular_out(outt, sqt, left ? rhsv : rt, upper, left, false) == TH_OK &&
+              max_diff(th_f64_base(outt), th_f64_base(r2)) < 1e-13);
+        th_f64_tensor *fs[] = {r1, r2, outbig, outv, outt};
+        for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) th_f64_release(fs[i]);
+    }
+    th_f64_tensor *sqct = th_f64_transpose(sqc, 0, 1), *sym = th_f64_matmul(sqc, sqct), *ch = th_f64_cholesky(sym);
+    th_f64_tensor *cht = th_f64_transpose(ch, 0, 1), *chtc = th_f64_contiguous(cht);
+    th_f64_tensor *c1 = th_f64_cholesky_solve(rhsv, ch, false), *c2 = th_f64_cholesky_solve(rhsv, cht, true);
+    th_f64_tensor *c3 = th_f64_cholesky_solve(rhsv, chtc, true);
+    CHECK(c1 && c2 && c3 && max_diff(th_f64_base(c1), th_f64_base(c2)) < 1e-12 &&
+          max_diff(th_f64_base(c2), th_f64_base(c3)) == 0);
+    th_f64_tensor *lu1 = NULL, *lu2 = NULL;
+    th_i32_tensor *p1 = NULL, *p2 = th_i32_zeros(1, SZ(6));
+    CHECK(th_f64_lu_factor(sqt, &lu1, &p1) == TH_OK);
+    th_f64_tensor *lubig = th_f64_zeros(2, SZ(6, 12)), *luv = th_f64_narrow(lubig, 1, 3, 6);
+    CHECK(th_f64_lu_factor_out(luv, p2, sqc) == TH_OK && max_diff(th_f64_base(luv), th_f64_base(lu1)) == 0);
+    CHECK(max_diff(th_i32_base(p1), th_i32_base(p2)) == 0);
+    lu2 = th_f64_transpose(luv, 0, 1); /* LU of any strides: its transposed view's contiguous copy */
+    th_f64_tensor *lu2t = th_f64_transpose(lu2, 0, 1);
+    th_f64_tensor *s1 = th_f64_lu_solve(lu1, p1, rhsv), *s2 = th_f64_lu_solve(lu2t, p2, rhsc);
+    th_f64_tensor *s3 = th_f64_solve(sqt, rhsv);
+    CHECK(s1 && s2 && max_diff(th_f64_base(s1), th_f64_base(s2)) == 0 && max_diff(th_f64_base(s1), th_f64_base(s3)) < 1e-12);
+    /* outs overlapping an input: B solved in place */
+    th_f64_tensor *ip = th_f64_clone(rhsv);
+    CHECK(th_f64_lu_solve_out(ip, lu1, p1, ip) == TH_OK && max_diff(th_f64_base(ip), th_f64_base(s1)) < 1e-15);
+    th_f64_tensor *ip2 = th_f64_clone(rhsv);
+    CHECK(th_f64_cholesky_solve_out(ip2, ip2, ch, false) == TH_OK && max_diff(th_f64_base(ip2), th_f64_base(c1)) < 1e-15);
+    th_f64_tensor *ip3 = th_f64_clone(rhsv), *t3 = th_f64_solve_triangular(sqc, rhsv, false, true, true);
+    CHECK(th_f64_solve_triangular_out(ip3, sqc, ip3, false, true, true) == TH_OK &&
+          max_diff(th_f64_base(ip3), th_f64_base(t3)) < 1e-15);
+    /* an lu_factor out that is its own input: factored in place */
+    th_f64_tensor *ip4 = th_f64_clone(sqc);
+    CHECK(th_f64_lu_factor_out(ip4, p2, ip4) == TH_OK && max_diff(th_f64_base(ip4), th_f64_base(lu1)) == 0);
+
+    /* empty: a batch of none, 0 x 0 matrices, no right-hand sides */
+    th_f64_tensor *e = th_f64_zeros(3, SZ(0, 3, 3)), *eb = th_f64_zeros(3, SZ(0, 3, 2));
+    th_f64_tensor *et = th_f64_solve_triangular(e, eb, false, true, false), *elu = NULL;
+    th_i32_tensor *ep = NULL;
+    CHECK(et && th_f64_numel(et) == 0 && th_f64_ndim(et) == 3);
+    CHECK(th_f64_lu_factor(e, &elu, &ep) == TH_OK && th_f64_numel(elu) == 0 && th_i32_ndim(ep) == 2 &&
+          th_i32_size(ep, 1) == 3);
+    th_f64_tensor *els = th_f64_lu_solve(elu, ep, eb), *ecs = th_f64_cholesky_solve(eb, e, false);
+    CHECK(els && th_f64_numel(els) == 0 && ecs && th_f64_numel(ecs) == 0);
+    th_f64_tensor *z = th_f64_zeros(2, SZ(0, 0)), *z0 = th_f64_zeros(2, SZ(0, 4)), *zt = th_f64_solve_triangular(z, z0, true, true, false);
+    CHECK(zt && th_f64_size(zt, 1) == 4 && th_f64_numel(zt) == 0);
+    th_f64_tensor *k0 = th_f64_zeros(2, SZ(3, 0));
+    th_f64_tensor *A33 = th_f64_narrow(sqc, 0, 0, 3), *A3 = th_f64_narrow(A33, 1, 0, 3);
+    th_f64_tensor *k0t = th_f64_solve_triangular(A3, k0, false, true, false);
+    CHECK(k0t && th_f64_size(k0t, 0) == 3 && th_f64_size(k0t, 1) == 0);
+
+    th_f64_tensor *fs[] = {A, B, X, Ae, Be, LU, Xl, Xs, G, Xg, big, sq, sqt, sqc, rhs, rhsv, rt, rtc, rhsc, sqct, sym, ch,
+                           cht, chtc, c1, c2, c3, lu1, lubig, luv, lu2, lu2t, s1, s2, s3, ip, ip2, ip3, t3, ip4, e,
+                           eb, et, elu, els, ecs, z, z0, zt, k0, A33, A3, k0t};
+    for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) th_f64_release(fs[i]);
+    th_tensor_release(T);
+    th_tensor_release(TX);
+    th_i32_release(piv);
+    th_i32_release(p1);
+    th_i32_release(p2);
+    th_i32_release(ep);
+}
+
+/* ---- errors ---- */
+
+static void test_errors(void)
+{
+    /* a batch of 3 triangular matrices, the second with a zero at its diagonal element 2 */
+    th_f64_tensor *A = th_f64_zeros(3, SZ(3, 3, 3));
+    for (int b = 0; b < 3; b++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j <= i; j++) th_f64_set(A, SZ(b, i, j), i == j ? 2.0 : 0.5);
+    th_f64_set(A, SZ(1, 2, 2), 0.0);
+    th_f64_tensor *B = th_f64_ones(3, SZ(3, 3, 2));
+    CHECK_NULL(th_f64_solve_triangular(A, B, false, true, false), TH_ERR_LINALG, "th_f64_solve_triangular",
+               "A is singular at batch index 1: its diagonal element 2 (A[2, 2]) is 0");
+    /* a unit diagonal is not read: no error */
+    th_f64_tensor *X = th_f64_solve_triangular(A, B, false, true, true);
+    CHECK(X != NULL);
+    th_f64_release(X);
+    /* upper: the zero lower triangle is... the upper one read, its off-diagonal zeros fine, the diagonal zero */
+    CHECK_NULL(th_f64_solve_triangular(A, B, true, true, false), TH_ERR_LINALG, "th_f64_solve_triangular",
+               "batch index 1");
+    th_f64_tensor *out = th_f64_zeros(3, SZ(3, 3, 2));
+    CHECK_FAILS(th_f64_solve_triangular_out(out, A, B, false, true, false), TH_ERR_LINALG,
+                "th_f64_solve_triangular_out", "batch index 1");
+    CHECK_NULL(th_f64_cholesky_solve(B, A, false), TH_ERR_LINALG, "th_f64_cholesky_solve",
+               "L is singular at batch index 1: its diagonal element 2 (L[2, 2]) is 0");
+    /* inf / NaN in the triangle read (the other one may hold anything) */
+    th_f64_set(A, SZ(1, 2, 2), 2.0);
+    th_f64_set(A, SZ(2, 2, 0), NAN);
+    th_f64_set(A, SZ(0, 0, 2), INFINITY); /* in the upper triangle: not read by a lower solve */
+    CHECK_NULL(th_f64_solve_triangular(A, B, false, true, false), TH_ERR_LINALG, "th_f64_solve_triangular",
+               "A holds inf or NaN at batch index 2: A[2, 0] is nan");
+    CHECK_NULL(th_f64_solve_triangular(A, B, true, false, false), TH_ERR_SHAPE, "th_f64_solve_triangular",
+               "B must be (*, k, n)");
+    th_f64_tensor *Bt = th_f64_ones(3, SZ(3, 2, 3));
+    CHECK_NULL(th_f64_solve_triangular(A, Bt, true, false, false), TH_ERR_LINALG, "th_f64_solve_triangular",
+               "A holds inf or NaN at batch index 0: A[0, 2] is inf");
+    CHECK_NULL(th_f64_cholesky_solve(B, A, false), TH_ERR_LINALG, "th_f64_cholesky_solve", "L holds inf or NaN at batch index 2");
+    /* lu_factor: singular at a batch index, the pivot named; inf / NaN */
+    th_f64_tensor *S = th_f64_ones(3, SZ(2, 2, 2));
+    th_f64_set(S, SZ(0, 1, 1), 3.0);
+    th_f64_tensor *lu = NULL;
+    th_i32_tensor *piv = NULL;
+    CHECK_FAILS(th_f64_lu_factor(S, &lu, &piv), TH_ERR_LINALG, "th_f64_lu_factor",
+                "A is singular at batch index 1: pivot 1 of its LU factorisation (U[1, 1]) is 0");
+    CHECK(lu == NULL && piv == NULL);
+    th_f64_tensor *luo = th_f64_zeros(3, SZ(2, 2, 2));
+    th_i32_tensor *po = th_i32_zeros(2, SZ(2, 2));
+    CHECK_FAILS(th_f64_lu_factor_out(luo, po, S), TH_ERR_LINALG, "th_f64_lu_factor_out", "batch index 1");
+    th_f64_tensor *N = th_f64_ones(2, SZ(2, 2));
+    th_f64_set(N, SZ(0, 0), NAN);
+    CHECK_FAILS(th_f64_lu_factor(N, &lu, &piv), TH_ERR_LINALG, "th_f64_lu_factor", "inf or NaN");
+    /* lu_solve: pivots out of 1..n, a zero on U's diagonal, NaN in the factors */
+    th_f64_set(S, SZ(1, 1, 1), 3.0);
+    CHECK(th_f64_lu_factor(S, &lu, &piv) == TH_OK);
+    th_f64_tensor *b2 = th_f64_ones(3, SZ(2, 2, 1));
+    th_i32_set(piv, SZ(1, 0), 3);
+    CHECK_NULL(th_f64_lu_solve(lu, piv, b2), TH_ERR_INVALID, "th_f64_lu_solve",
+               "pivots[0] is 3 at batch index 1: a pivot must be in 1..2");
+    th_i32_set(piv, SZ(1, 0), 0);
+    CHECK_NULL(th_f64_lu_solve(lu, piv, b2), TH_ERR_INVALID, "th_f64_lu_solve", "pivots[0] is 0");
+    th_i32_set(piv, SZ(1, 0), 1);
+    th_f64_tensor *luz = th_f64_clone(lu);
+    th_f64_set(luz, SZ(0, 1, 1), 0.0);
+    CHECK_NULL(th_f64_lu_solve(luz, piv, b2), TH_ERR_LINALG, "th_f64_lu_solve",
+               "LU is singular at batch index 0: its diagonal element 1 (LU[1, 1]) is 0");
+    th_f64_set(luz, SZ(0, 1, 0), NAN);
+    CHECK_NULL(th_f64_lu_solve(luz, piv, b2), TH_ERR_LINALG, "th_f64_lu_solve", "LU holds inf or NaN at batch index 0: LU[1, 0]");
+    th_f64_tensor *o21 = th_f64_zeros(3, SZ(2, 2, 1));
+    CHECK(th_f64_lu_solve_out(o21, lu, piv, b2) == TH_OK);
+
+    /* shapes */
+    th_f64_tensor *R = th_f64_ones(2, SZ(2, 3)), *V = th_f64_ones(1, SZ(2)), *M32 = th_f64_ones(2, SZ(3, 2));
+    th_f64_tensor *I2 = th_f64_eye(2, 2);
+    th_i32_tensor *p3 = th_i32_ones(2, SZ(2, 3)), *p1 = th_i32_ones(1, SZ(2));
+    CHECK_NULL(th_f64_solve_triangular(R, M32, false, true, false), TH_ERR_SHAPE, "th_f64_solve_triangular",
+               "A must be a square matrix or a batch of them");
+    CHECK_NULL(th_f64_solve_triangular(I2, V, false, true, false), TH_ERR_SHAPE, "th_f64_solve_triangular",
+               "A has shape (2, 2) and B (2): B must be (*, n, k)");
+    CHECK_NULL(th_f64_solve_triangular(I2, M32, false, true, false), TH_ERR_SHAPE, "th_f64_solve_triangular",
+               "A has shape (2, 2) and B (3, 2)");
+    CHECK_NULL(th_f64_cholesky_solve(M32, I2, false), TH_ERR_SHAPE, "th_f64_cholesky_solve", "L has shape (2, 2) and B (3, 2)");
+    CHECK_NULL(th_f64_cholesky_solve(M32, R, false), TH_ERR_SHAPE, "th_f64_cholesky_solve", "L must be a square matrix");
+    th_f64_tensor *rlu = I2;
+    th_i32_tensor *rpiv = p1;
+    CHECK_FAILS(th_f64_lu_factor(R, &rlu, &rpiv), TH_ERR_SHAPE, "th_f64_lu_factor", "A must be a square matrix");
+    CHECK(rlu == NULL && rpiv == NULL);
+    th_f64_tensor *A3 = th_f64_ones(3, SZ(3, 2, 2)), *B4 = th_f64_ones(3, SZ(4, 2, 1));
+    CHECK_NULL(th_f64_solve_triangular(A3, B4, false, true, false), TH_ERR_SHAPE, "th_f64_solve_triangular",
+               "do not broadcast (3 vs 4)");
+    th_f64_release(lu);
+    th_i32_release(piv);
+    CHECK(th_f64_lu_factor(S, &lu, &piv) == TH_OK);
+    CHECK_NULL(th_f64_lu_solve(lu, p3, b2), TH_ERR_SHAPE, "th_f64_lu_solve",
+               "LU has shape (2, 2, 2) and pivots (2, 3): pivots must be LU's shape without its last dim");
+    CHECK_NULL(th_f64_lu_solve(lu, p1, b2), TH_ERR_SHAPE, "th_f64_lu_solve", "pivots (2)");
+    CHECK_NULL(th_f64_lu_solve(lu, piv, B4), TH_ERR_SHAPE, "th_f64_lu_solve", "do not broadcast (2 vs 4)");
+    CHECK_NULL(th_f64_lu_solve(lu, piv, V), TH_ERR_SHAPE, "th_f64_lu_solve", "B must be");
+    th_f64_tensor *o3 = th_f64_zeros(1, SZ(3));
+    CHECK_FAILS(th_f64_solve_triangular_out(o3, I2, I2, false, true, false), TH_ERR_SHAPE,
+                "th_f64_solve_triangular_out", "the result has shape (2, 2)");
+    CHECK_FAILS(th_f64_cholesky_solve_out(o3, I2, I2, false), TH_ERR_SHAPE, "th_f64_cholesky_solve_out",
+                "the result has shape (2, 2)");
+    CHECK_FAILS(th_f64_lu_solve_out(o3, lu, piv, b2), TH_ERR_SHAPE, "th_f64_lu_solve_out", "the result has shape (2, 2, 1)");
+    CHECK_FAILS(th_f64_lu_factor_out(o3, po, S), TH_ERR_SHAPE, "th_f64_lu_factor_out", "the result has shape (2, 2, 2)");
+    CHECK_FAILS(th_f64_lu_factor_out(luo, p3, S), TH_ERR_SHAPE, "th_f64_lu_factor_out", "the result has shape (2, 2)");
+
+    /* dtypes: inputs and outs, pivots of another dtype than i32 */
+    th_f32_tensor *f = th_f32_ones(2, SZ(2, 2));
+    th_i64_tensor *p64 = th_i64_ones(2, SZ(2, 2));
+    CHECK_NULL(th_f64_solve_triangular((th_f64_tensor *)f, I2, false, true, false), TH_ERR_DTYPE,
+               "th_f64_solve_triangular", "A is f32, not f64");
+    CHECK_NULL(th_f64_solve_triangular(I2, (th_f64_tensor *)f, false, true, false), TH_ERR_DTYPE,
+               "th_f64_solve_triangular", "B is f32, not f64");
+    CHECK_FAILS(th_f64_solve_triangular_out((th_f64_tensor *)f, I2, I2, false, true, false), TH_ERR_DTYPE,
+                "th_f64_solve_triangular_out", "out is f32, not f64");
+    CHECK_NULL(th_f64_cholesky_solve(I2, (th_f64_tensor *)f, false), TH_ERR_DTYPE, "th_f64_cholesky_solve",
+               "L is f32, not f64");
+    CHECK_NULL(th_f64_lu_solve(lu, (th_i32_tensor *)p64, b2), TH_ERR_DTYPE, "th_f64_lu_solve", "pivots is i64, not i32");
+    CHECK_FAILS(th_f64_lu_factor_out(luo, (th_i32_tensor *)p64, S), TH_ERR_DTYPE, "th_f64_lu_factor_out",
+                "pivots is i64, not i32");
+    th_f64_tensor *poison = I2;
+    th_i32_tensor *ppoison = p1;
+    CHECK_FAILS(th_f64_lu_factor((th_f64_tensor *)f, &poison, &ppoison), TH_ERR_DTYPE, "th_f64_lu_factor", "A is f32");
+    CHECK(poison == NULL && ppoison == NULL);
+
+    /* NULLs */
+    CHECK_NULL(th_f64_solve_triangular(NULL, I2, false, true, false), TH_ERR_INVALID, "th_f64_solve_triangular", "NULL A");
+    CHECK_NULL(th_f64_solve_triangular(I2, NULL, false, true, false), TH_ERR_INVALID, "th_f64_solve_triangular", "NULL B");
+    CHECK_FAILS(th_f64_solve_triangular_out(NULL, I2, I2, false, true, false), TH_ERR_INVALID,
+                "th_f64_solve_triangular_out", "NULL out");
+    CHECK_NULL(th_f64_cholesky_solve(I2, NULL, false), TH_ERR_INVALID, "th_f64_cholesky_solve", "NULL L");
+    CHECK_FAILS(th_f64_cholesky_solve_out(NULL, I2, I2, false), TH_ERR_INVALID, "th_f64_cholesky_solve_out", "NULL out");
+    th_f64_tensor *none = I2;
+    CHECK_FAILS(th_f64_lu_factor(NULL, &none, NULL), TH_ERR_INVALID, "th_f64_lu_factor", "NULL A");
+    CHECK_FAILS(th_f64_lu_factor_out(NULL, po, S), TH_ERR_INVALID, "th_f64_lu_factor_out", "NULL LU");
+    CHECK_FAILS(th_f64_lu_factor_out(luo, NULL, S), TH_ERR_INVALID, "th_f64_lu_factor_out", "NULL pivots");
+    CHECK_NULL(th_f64_lu_solve(lu, NULL, b2), TH_ERR_INVALID, "th_f64_lu_solve", "NULL pivots");
+    CHECK_FAILS(th_f64_lu_solve_out(NULL, lu, piv, b2), TH_ERR_INVALID, "th_f64_lu_solve_out", "NULL out");
+    /* lu_factor may be asked for one part */
+    th_i32_tensor *only = NULL;
+    CHECK(th_f64_lu_factor(S, NULL, &only) == TH_OK && only && th_i32_numel(only) == 4);
+    th_i32_release(only);
+
+    th_f64_tensor *fs[] = {A, B, out, Bt, S, luo, N, b2, luz, o21, R, V, M32, I2, A3, B4, o3, lu};
+    for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) th_f64_release(fs[i]);
+    th_i32_release(piv);
+    th_i32_release(po);
+    th_i32_release(p3);
+    th_i32_release(p1);
+    th_i64_release(p64);
+    th_f32_release(f);
+}
+
+int main(void)
+{
+    test_begin();
+    printf("LAPACK: %s\n", th_linalg_lapack() ? "yes (LAPACKE)" : "no (the built-in substitution)");
+    test_closed_forms();
+    test_reconstruction();
+    test_shapes();
+    test_errors();
+    return test_end("lapack_solve");
+}
