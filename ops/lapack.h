@@ -1,5 +1,5 @@
 /* ops/lapack.h: dense linear algebra for f32, f64, c64 and c128: solve, inv, det, slogdet, cholesky, qr, eigh,
- * svd, svdvals, solve_triangular, cholesky_solve, lu_factor, lu_solve. Stamped per
+ * svd, svdvals, solve_triangular, cholesky_solve, lu_factor, lu_solve, lstsq, pinv, matrix_rank. Stamped per
  * dtype through tensor_generic.h; each function here is a thin front door to its one dtype-independent
  * definition in ops/lapack_erased.h (LAPACKE with TH_USE_LAPACK, else the built-in LU / Cholesky there). */
 #if defined(TH_REAL_IS_F32) || defined(TH_REAL_IS_F64) || defined(TH_REAL_IS_C64) || defined(TH_REAL_IS_C128)
@@ -104,6 +104,27 @@ TH_API TH_NAME(tensor) *TH_NAME(lu_solve)(const TH_NAME(tensor) *LU, const th_i3
                                           const TH_NAME(tensor) *B);
 TH_API int TH_NAME(lu_solve_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *LU, const th_i32_tensor *pivots,
                                  const TH_NAME(tensor) *B);
+
+/* Least squares (LAPACK's gelsd, as torch.linalg.lstsq's default driver and NumPy's lstsq): X (*, n, k) minimising
+ * |A X - B| column by column, the minimum-norm one when A (*, m, n) is rank-deficient; B (*, m, k), the batch dims
+ * broadcast. Singular values at most rcond * the largest count as 0 (rcond < 0: eps of the dtype * max(m, n)).
+ * residuals (*, k) in the real dtype: the squared norms of the columns of A X - B when m > n (for a rank-deficient
+ * A too, where NumPy and torch give none), else (*, 0); rank (*) int64; S (*, min(m, n)) descending. lstsq returns
+ * 0 or a negative status; each pointer given (NULL: not wanted) gets a new tensor, or NULL on error. lstsq_out's
+ * residuals, rank and S may be NULL (not wanted), X may not. Needs LAPACK (as pinv and matrix_rank). */
+TH_API int TH_NAME(lstsq)(const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, double rcond, TH_NAME(tensor) **X,
+                          TH__LA_PART **residuals, th_i64_tensor **rank, TH__LA_PART **S);
+TH_API int TH_NAME(lstsq_out)(TH_NAME(tensor) *X, TH__LA_PART *residuals, th_i64_tensor *rank, TH__LA_PART *S,
+                              const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, double rcond);
+/* The pseudo-inverse (*, n, m) of A (*, m, n): singular values at most rtol * the largest are dropped (rtol < 0:
+ * eps of the dtype * max(m, n), torch.linalg.pinv's default). The minimum-norm least-squares solution of A X = I
+ * (gelsd). */
+TH_API TH_NAME(tensor) *TH_NAME(pinv)(const TH_NAME(tensor) *A, double rtol);
+TH_API int TH_NAME(pinv_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, double rtol);
+/* The number of singular values of each matrix of A (*, m, n) above rtol * its largest (rtol < 0: eps of the dtype
+ * * max(m, n), as torch.linalg.matrix_rank and NumPy), int64 of the batch's shape (0-d for one matrix). */
+TH_API th_i64_tensor *TH_NAME(matrix_rank)(const TH_NAME(tensor) *A, double rtol);
+TH_API int TH_NAME(matrix_rank_out)(th_i64_tensor *out, const TH_NAME(tensor) *A, double rtol);
 
 #else /* definitions */
 
@@ -316,6 +337,62 @@ TH_API int TH_NAME(lu_solve_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *LU
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(lu_solve_out), "NULL out");
     return TH_PRIVATE(la_done)(
         th__la_lu_solve(TH__FN(lu_solve_out), TH_DT_ENUM, TH__B(out), TH__B(LU), TH__B(pivots), TH__B(B)));
+}
+
+TH_API int TH_NAME(lstsq)(const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, double rcond, TH_NAME(tensor) **X,
+                          TH__LA_PART **residuals, th_i64_tensor **rank, TH__LA_PART **S)
+{
+    if (X) *X = NULL;
+    if (residuals) *residuals = NULL;
+    if (rank) *rank = NULL;
+    if (S) *S = NULL;
+    if (TH__WRONG_DTYPE(A) || TH__WRONG_DTYPE(B)) return TH_ERR_DTYPE;
+    th_tensor *outs[4] = {NULL, NULL, NULL, NULL};
+    th_tensor **to[4] = {(th_tensor **)X, (th_tensor **)residuals, (th_tensor **)rank, (th_tensor **)S};
+    return th__la_lstsq(TH__FN(lstsq), TH_DT_ENUM, TH__B(A), TH__B(B), rcond, false, outs, to);
+}
+
+TH_API int TH_NAME(lstsq_out)(TH_NAME(tensor) *X, TH__LA_PART *residuals, th_i64_tensor *rank, TH__LA_PART *S,
+                              const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, double rcond)
+{
+    if (TH__WRONG_DTYPE(X) || TH__LA_WRONG_PART(residuals) || th__dtype_mismatch(__func__, "rank", TH__B(rank), TH_I64) ||
+        TH__LA_WRONG_PART(S) || TH__WRONG_DTYPE(A) || TH__WRONG_DTYPE(B))
+        return TH_ERR_DTYPE;
+    if (!X) return th__fail(TH_ERR_INVALID, TH__FN(lstsq_out), "NULL X");
+    th_tensor *outs[4] = {TH__B(X), TH__B(residuals), TH__B(rank), TH__B(S)};
+    th_tensor **to[4] = {NULL, NULL, NULL, NULL};
+    return th__la_lstsq(TH__FN(lstsq_out), TH_DT_ENUM, TH__B(A), TH__B(B), rcond, false, outs, to);
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(pinv)(const TH_NAME(tensor) *A, double rtol)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    th_tensor *r = NULL, *outs[4] = {NULL, NULL, NULL, NULL};
+    th_tensor **to[4] = {&r, NULL, NULL, NULL};
+    th__la_lstsq(TH__FN(pinv), TH_DT_ENUM, TH__B(A), NULL, rtol, true, outs, to);
+    return TH__T(r);
+}
+
+TH_API int TH_NAME(pinv_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, double rtol)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(pinv_out), "NULL out");
+    th_tensor *outs[4] = {TH__B(out), NULL, NULL, NULL};
+    th_tensor **to[4] = {NULL, NULL, NULL, NULL};
+    return th__la_lstsq(TH__FN(pinv_out), TH_DT_ENUM, TH__B(A), NULL, rtol, true, outs, to);
+}
+
+TH_API th_i64_tensor *TH_NAME(matrix_rank)(const TH_NAME(tensor) *A, double rtol)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    return (th_i64_tensor *)th__la_matrix_rank(TH__FN(matrix_rank), TH_DT_ENUM, NULL, TH__B(A), rtol);
+}
+
+TH_API int TH_NAME(matrix_rank_out)(th_i64_tensor *out, const TH_NAME(tensor) *A, double rtol)
+{
+    if (th__dtype_mismatch(__func__, "out", TH__B(out), TH_I64) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(matrix_rank_out), "NULL out");
+    return TH_PRIVATE(la_done)(th__la_matrix_rank(TH__FN(matrix_rank_out), TH_DT_ENUM, TH__B(out), TH__B(A), rtol));
 }
 
 #endif /* definitions */

@@ -1280,4 +1280,214 @@ TH__MAYBE_UNUSED static th_tensor *th__la_lu_solve(const char *fn, th_dtype dt, 
     return th__la_solve_finish(fn, result, x, true, nb, status, f, ipiv);
 }
 
+/* ---- least squares and the SVD's tolerances: lstsq, pinv (LAPACK's gelsd), matrix_rank (gesdd's values);
+ * LAPACK only ---- */
+
+/* The relative tolerance below which singular values count as 0: rtol, or (rtol < 0: not given) eps of the dtype
+ * times max(m, n), as torch.linalg's and NumPy's defaults. */
+TH__MAYBE_UNUSED static double th__la_rtol(th_dtype dt, double rtol, int64_t m, int64_t n)
+{
+    if (rtol >= 0) return rtol;
+    double eps = dt == TH_F32 || dt == TH_C64 ? (double)FLT_EPSILON : DBL_EPSILON;
+    return eps * (double)(m > n ? m : n);
+}
+
+/* Every element of matrix `index` of a batch is finite: p (rows x cols, column-major, leading dimension ld), or,
+ * when p is NULL, matrix `index` of the tensor t. */
+TH__MAYBE_UNUSED static int th__la_check_finite(const char *fn, const char *name, th_dtype dt, int nb, int64_t index,
+                                                int64_t rows, int64_t cols, const void *p, int64_t ld, const th_tensor *t)
+{
+    char where[64];
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            th__mm_complex z = p ? th__la_get(dt, p, i + j * ld) : th__la_get(dt, th__la_at3(t, nb, index, i, j), 0);
+            if (!isfinite(z.re) || !isfinite(z.im))
+                return th__fail(TH_ERR_LINALG, fn, "%s holds inf or NaN%s: %s[%lld, %lld] is %g%+gi", name,
+                                th__la_where(nb, index, where, sizeof where), name, (long long)i, (long long)j, z.re,
+                                z.im);
+        }
+    return TH_OK;
+}
+
+TH__MAYBE_UNUSED static int th__la_check_rtol(const char *fn, const char *name, double rtol)
+{
+    if (rtol != rtol) return th__fail(TH_ERR_INVALID, fn, "%s is NaN", name);
+    return TH_OK;
+}
+
+#ifdef TH_USE_LAPACK
+/* gelsd on matrix `index`: a column-major m x n (overwritten), b column-major max(m, n) x k (B in, X out), s
+ * min(m, n) singular values (the real dtype), *rank. */
+TH__MAYBE_UNUSED static int th__la_gelsd(const char *fn, th_dtype dt, int nb, int64_t index, int64_t m, int64_t n,
+                                         int64_t k, void *a, void *b, void *s, double rcond, int64_t *rank)
+{
+    lapack_int lm = (lapack_int)m, ln = (lapack_int)n, lk = (lapack_int)k, ldb = (lapack_int)(m > n ? m : n), r = 0;
+    if (ldb < 1) ldb = 1;
+    int info;
+    switch (dt) {
+    case TH_F32: info = LAPACKE_sgelsd(LAPACK_COL_MAJOR, lm, ln, lk, (float *)a, lm > 1 ? lm : 1, (float *)b, ldb, (float *)s, (float)rcond, &r); break;
+    case TH_F64: info = LAPACKE_dgelsd(LAPACK_COL_MAJOR, lm, ln, lk, (double *)a, lm > 1 ? lm : 1, (double *)b, ldb, (double *)s, rcond, &r); break;
+    case TH_C64: info = LAPACKE_cgelsd(LAPACK_COL_MAJOR, lm, ln, lk, a, lm > 1 ? lm : 1, b, ldb, (float *)s, (float)rcond, &r); break;
+    default: info = LAPACKE_zgelsd(LAPACK_COL_MAJOR, lm, ln, lk, a, lm > 1 ? lm : 1, b, ldb, (double *)s, rcond, &r); break;
+    }
+    *rank = r;
+    char where[64];
+    if (info == -5 || info == -7) /* LAPACKE's NaN scan of A (argument 5) or B (7) */
+        return th__fail(TH_ERR_LINALG, fn, "%s holds NaN%s", info == -5 ? "A" : "B",
+                        th__la_where(nb, index, where, sizeof where));
+    return th__la_info(fn, "gelsd", info, nb, index);
+}
+#endif
+
+/* X minimising |A X - B| (the minimum-norm one when A is rank-deficient), A (*, m, n), B (*, m, k), batch dims
+ * broadcast; residuals (*, k) (m > n) or (*, 0), the squared norms of the columns of A X - B; rank (*) int64;
+ * S (*, min(m, n)) descending. Singular values at most rcond * S[0] count as 0. Any of the results may be unwanted
+ * (NULL pointers, NULL outs) but X. With pinv, B is the identity (k = m) and X is A's pseudo-inverse. */
+TH__MAYBE_UNUSED static int th__la_lstsq(const char *fn, th_dtype dt, const th_tensor *a, const th_tensor *b,
+                                         double rcond, bool pinv, th_tensor **outs, th_tensor **to[])
+{
+    if (th__la_check_matrix(fn, a, dt) || (!pinv && th__mm_check_input(fn, "B", b, dt)) ||
+        th__la_check_rtol(fn, pinv ? "rtol" : "rcond", rcond))
+        return th_last_status();
+    int nba = a->ndim - 2, nb = nba;
+    int64_t m = a->sizes[nba], n = a->sizes[nba + 1], bs[TH_MAX_DIMS + 1];
+    for (int d = 0; d < nba; d++) bs[d] = a->sizes[d];
+    if (!pinv) {
+        if (th__la_check_rhs(fn, "A", a, b, -2, m) || th__la_batch(fn, a, nba, b, b->ndim - 2, &nb, bs))
+            return th_last_status();
+    }
+    int64_t k = pinv ? m : b->sizes[b->ndim - 1], mn = m < n ? m : n, big = m > n ? m : n;
+    int64_t sizes[4][TH_MAX_DIMS];
+    for (int d = 0; d < nb; d++) sizes[0][d] = sizes[1][d] = sizes[2][d] = sizes[3][d] = bs[d];
+    sizes[0][nb] = n;
+    sizes[0][nb + 1] = k;
+    sizes[1][nb] = m > n ? k : 0;
+    sizes[3][nb] = mn;
+    const th_dtype dts[4] = {dt, th__la_part(dt), TH_I64, th__la_part(dt)};
+    const int ndims[4] = {nb + 2, nb + 1, nb, nb + 1};
+    const bool wanted[4] = {true, outs[1] || to[1], outs[2] || to[2], outs[3] || to[3]};
+    th_tensor *res[4];
+    if (th__la_results(fn, 4, outs, dts, ndims, sizes, wanted, res)) return th_last_status();
+#ifndef TH_USE_LAPACK
+    (void)rcond;
+    (void)big;
+    return th__la_hand_over(th__fail(TH_ERR_UNSUPPORTED, fn, "%s", th__la_no_lapack), 4, res, to);
+#else
+    int64_t batch = 1;
+    for (int d = 0; d < nb; d++) batch *= bs[d];
+    if (batch == 0) return th__la_hand_over(TH_OK, 4, res, to);
+    double tol = th__la_rtol(dt, rcond, m, n);
+    th_tensor *w = th__la_pack(fn, a, nb, bs, m, n, true);
+    /* B's scratch: column-major max(m, n) x k per matrix, B in its first m rows, zeros below */
+    int64_t xs[TH_MAX_DIMS + 2];
+    for (int d = 0; d < nb; d++) xs[d] = bs[d];
+    xs[nb] = k;
+    xs[nb + 1] = big;
+    th_tensor *x = w ? th__la_scratch(fn, dt, nb + 2, xs) : NULL;
+    th_tensor *be = NULL, *ae = NULL;
+    int status = x ? TH_OK : th_last_status();
+    size_t es = th__dtype_traits[dt].size, ps = th__dtype_traits[th__la_part(dt)].size;
+    if (status == TH_OK) memset(th_tensor_data(x), 0, (size_t)th__numel(x) * es);
+    if (status == TH_OK && pinv) {
+        th__mm_complex one = {1.0, 0.0};
+        for (int64_t i = 0; i < batch; i++)
+            for (int64_t j = 0; j < m; j++) th__la_put(dt, th_tensor_data(x), i * k * big + j * big + j, one);
+    } else if (status == TH_OK && m > 0 && k > 0) {
+        xs[nb] = m;
+        xs[nb + 1] = k;
+        be = th__expand(fn, b, nb + 2, xs);
+        xs[nb + 1] = n;
+        ae = be ? th__expand(fn, a, nb + 2, xs) : NULL; /* A as the batch sees it: the residuals of a rank-deficient A */
+        th_tensor *t = ae ? th__transpose(fn, x, nb, nb + 1) : NULL;
+        th_tensor *v = t ? th__narrow(fn, t, nb, 0, m) : NULL;
+        status = v ? th__copy(fn, v, be) : th_last_status();
+        th_tensor_release(v);
+        th_tensor_release(t);
+    }
+    void *sv = malloc((size_t)(mn > 0 ? mn : 1) * ps);
+    if (!sv && status == TH_OK) status = th__fail(TH_ERR_NOMEM, fn, "no memory for %lld singular values", (long long)mn);
+    th_dtype pt = th__la_part(dt);
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        char *pa = (char *)th_tensor_data(w) + (size_t)(i * m * n) * es;
+        char *pb = (char *)th_tensor_data(x) + (size_t)(i * k * big) * es;
+        int64_t rank = 0;
+        status = th__la_check_finite(fn, "A", dt, nb, i, m, n, pa, m, NULL);
+        if (status == TH_OK && !pinv) status = th__la_check_finite(fn, "B", dt, nb, i, m, k, pb, big, NULL);
+        if (status == TH_OK && mn > 0 && k > 0) status = th__la_gelsd(fn, dt, nb, i, m, n, k, pa, pb, sv, tol, &rank);
+        if (status == TH_OK && mn > 0 && k == 0) { /* the values and the rank alone: gelsd takes one column at least */
+            void *col = calloc((size_t)big, es);
+            status = col ? th__la_gelsd(fn, dt, nb, i, m, n, 1, pa, col, sv, tol, &rank)
+                         : th__fail(TH_ERR_NOMEM, fn, "no memory for a column of %lld", (long long)big);
+            free(col);
+        }
+        if (status) break;
+        if (res[2]) memcpy(th__la_at(res[2], i), &rank, sizeof rank);
+        for (int64_t j = 0; res[3] && j < mn; j++) th__la_put(pt, th__la_at(res[3], i * mn + j), 0, th__la_get(pt, sv, j));
+        /* residuals: LAPACK leaves them in rows n..m-1 when A has full column rank; else A X - B from the input */
+        for (int64_t c = 0; res[1] && m > n && c < k; c++) {
+            double sum = 0.0;
+            for (int64_t r = 0; r < m; r++) {
+                th__mm_complex z;
+                if (rank == n) {
+                    if (r < n) continue;
+                    z = th__la_get(dt, pb, c * big + r);
+                } else {
+                    z = th__la_get(dt, th__la_at3(be, nb, i, r, c), 0);
+                    z.re = -z.re;
+                    z.im = -z.im;
+                    for (int64_t j = 0; j < n; j++) {
+                        th__mm_complex p = th__la_mul(th__la_get(dt, th__la_at3(ae, nb, i, r, j), 0),
+                                                      th__la_get(dt, pb, c * big + j));
+                        z.re += p.re;
+                        z.im += p.im;
+                    }
+                }
+                sum += z.re * z.re + z.im * z.im;
+            }
+            th__mm_complex v = {sum, 0.0};
+            th__la_put(pt, th__la_at(res[1], i * k + c), 0, v);
+        }
+    }
+    if (status == TH_OK) status = th__la_unpack(fn, res[0], x, nb, n, k);
+    free(sv);
+    th_tensor_release(ae);
+    th_tensor_release(be);
+    th_tensor_release(x);
+    th_tensor_release(w);
+    return th__la_hand_over(status, 4, res, to);
+#endif
+}
+
+/* The number of singular values of each matrix of A above rtol * its largest (rtol < 0: eps * max(m, n)), int64 of
+ * the batch's shape (torch.linalg.matrix_rank). */
+TH__MAYBE_UNUSED static th_tensor *th__la_matrix_rank(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *a,
+                                                      double rtol)
+{
+    if (th__la_check_matrix(fn, a, dt) || th__la_check_rtol(fn, "rtol", rtol)) return NULL;
+    int nb = a->ndim - 2;
+    th_tensor *result = th__result(fn, out, TH_I64, nb, a->sizes);
+    if (!result) return NULL;
+    th_tensor *s = NULL;
+    int64_t m = a->sizes[nb], n = a->sizes[nb + 1], mn = m < n ? m : n, batch = th__numel(result);
+    int status = TH_OK;
+#ifdef TH_USE_LAPACK
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) status = th__la_check_finite(fn, "A", dt, nb, i, m, n, NULL, 0, a);
+#endif
+    if (status == TH_OK) status = th__la_svd(fn, dt, a, NULL, NULL, NULL, false, NULL, &s, NULL);
+    double tol = th__la_rtol(dt, rtol, m, n);
+    th_dtype pt = th__la_part(dt);
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        int64_t rank = 0;
+        double top = mn > 0 ? th__la_get(pt, th__la_at(s, i * mn), 0).re : 0.0;
+        for (int64_t j = 0; j < mn; j++) rank += th__la_get(pt, th__la_at(s, i * mn + j), 0).re > tol * top;
+        memcpy(th__la_at(result, i), &rank, sizeof rank);
+    }
+    th_tensor_release(s);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
 #endif /* TH__DEFINING */

@@ -540,6 +540,230 @@ static void test_errors(void)
     th_f32_release(f);
 }
 
+/* ---- lstsq, pinv, matrix_rank: LAPACK only (refused, naming the option, without it) ---- */
+
+static th_tensor *lstsq_x(th_dtype dt, const th_tensor *a, const th_tensor *b, double rcond, th_tensor **res,
+                          th_i64_tensor **rank, th_tensor **s)
+{
+    th_tensor *x = NULL;
+    int rc = CALL_INT(dt, lstsq, (void *)a, (void *)b, rcond, (void *)&x, (void *)res, rank, (void *)s);
+    CHECK(rc == TH_OK || !x);
+    return x;
+}
+
+/* A (rows x cols) of rank r: a random (rows x r) times a random (r x cols). */
+static th_tensor *low_rank(th_dtype dt, int64_t batch, int64_t rows, int64_t cols, int64_t r)
+{
+    th_tensor *u = random_matrix(dt, 3, SZ(batch, rows, r), 0.0), *v = random_matrix(dt, 3, SZ(batch, r, cols), 0.0);
+    th_c128_tensor *p = (th_c128_tensor *)product(u, v);
+    th_tensor *a = to_dtype(dt, p);
+    th_tensor_release(u);
+    th_tensor_release(v);
+    th_c128_release(p);
+    return a;
+}
+
+static void test_least_squares(void)
+{
+    if (!th_linalg_lapack()) {
+        th_f64_tensor *A = th_f64_eye(3, 2), *B = th_f64_ones(2, SZ(3, 1)), *X = A, *R = A, *S = A;
+        th_i64_tensor *rk = (th_i64_tensor *)B;
+        CHECK_FAILS(th_f64_lstsq(A, B, -1, &X, &R, &rk, &S), TH_ERR_UNSUPPORTED, "th_f64_lstsq",
+                    "needs LAPACK, and this build has none");
+        CHECK(X == NULL && R == NULL && rk == NULL && S == NULL);
+        th_c64_tensor *c = th_c64_eye(2, 2);
+        th_f32_tensor *f = th_f32_eye(2, 2);
+        CHECK_NULL(th_c64_pinv(c, -1), TH_ERR_UNSUPPORTED, "th_c64_pinv", "-Dlapack=enabled");
+        CHECK_NULL(th_f32_matrix_rank(f, -1), TH_ERR_UNSUPPORTED, "th_f32_matrix_rank", "TH_USE_LAPACK");
+        th_c64_release(c);
+        th_f32_release(f);
+        th_f64_release(A);
+        th_f64_release(B);
+        return;
+    }
+    /* closed form: A = [[1, 0], [0, 1], [1, 1]], b = [1, 2, 4]: x = [4/3, 7/3], A x - b = [1, 1, -1] / 3 */
+    for (int k = 0; k < 4; k++) {
+        th_dtype dt = dtypes[k];
+        th_c128_tensor *ca = th_c128_zeros(2, SZ(3, 2)), *cb = th_c128_empty(2, SZ(3, 1));
+        const double av[] = {1, 0, 0, 1, 1, 1}, bv[] = {1, 2, 4};
+        for (int i = 0; i < 6; i++) th_c128_data(ca)[i] = av[i];
+        for (int i = 0; i < 3; i++) th_c128_data(cb)[i] = bv[i];
+        th_tensor *A = to_dtype(dt, ca), *B = to_dtype(dt, cb), *res = NULL, *S = NULL;
+        th_i64_tensor *rank = NULL;
+        th_tensor *X = lstsq_x(dt, A, B, -1, &res, &rank, &S);
+        th_c128_tensor *x = X ? as_c128(X) : NULL, *r = res ? as_c128(res) : NULL, *sv = S ? as_c128(S) : NULL;
+        CHECK(x && th_c128_size(x, 0) == 2 && cabs(th_c128_data(x)[0] - 4.0 / 3) < tol(dt) &&
+              cabs(th_c128_data(x)[1] - 7.0 / 3) < tol(dt));
+        CHECK(r && th_c128_numel(r) == 1 && fabs(creal(th_c128_data(r)[0]) - 1.0 / 3) < tol(dt));
+        CHECK(rank && th_i64_ndim(rank) == 0 && th_i64_data(rank)[0] == 2);
+        /* singular values of A: sqrt 3 and 1 */
+        CHECK(sv && th_c128_numel(sv) == 2 && fabs(creal(th_c128_data(sv)[0]) - sqrt(3.0)) < tol(dt) &&
+              fabs(creal(th_c128_data(sv)[1]) - 1) < tol(dt));
+        CHECK(res && th_tensor_dtype(res) == (dt == TH_C64 ? TH_F32 : dt == TH_C128 ? TH_F64 : dt));
+        /* pinv of A: (A^T A)^-1 A^T = [[2, -1, 1], [-1, 2, 1]] / 3 */
+        th_tensor *P = CALL(dt, pinv, (void *)A, -1.0);
+        th_c128_tensor *p = P ? as_c128(P) : NULL;
+        const double pv[] = {2, -1, 1, -1, 2, 1};
+        for (int i = 0; p && i < 6; i++) CHECK(cabs(th_c128_data(p)[i] - pv[i] / 3) < tol(dt));
+        CHECK(p && th_c128_size(p, 0) == 2 && th_c128_size(p, 1) == 3);
+        th_tensor *tensors[] = {A, B, res, S, X, P};
+        for (size_t i = 0; i < sizeof tensors / sizeof *tensors; i++) th_tensor_release(tensors[i]);
+        th_c128_tensor *cs[] = {ca, cb, x, r, sv, p};
+        for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) th_c128_release(cs[i]);
+        th_i64_release(rank);
+    }
+    /* random batches: tall (normal equations hold: A^H (A X - B) = 0), wide (A X = B, X = pinv(A) B), rank-deficient
+     * (the minimum-norm solution pinv(A) B; residuals from A X - B); Penrose's four conditions for pinv */
+    const int64_t shapes[3][3] = {{6, 4, 4}, {3, 5, 3}, {7, 5, 3}}; /* rows, cols, rank */
+    for (int k = 0; k < 4; k++) {
+        th_dtype dt = dtypes[k];
+        for (int sh = 0; sh < 3; sh++) {
+            int64_t m = shapes[sh][0], n = shapes[sh][1], r = shapes[sh][2];
+            th_tensor *A = low_rank(dt, 2, m, n, r), *B = random_matrix(dt, 3, SZ(2, m, 2), 0.0);
+            th_tensor *res = NULL, *S = NULL;
+            th_i64_tensor *rank = NULL;
+            th_tensor *X = lstsq_x(dt, A, B, 1e-4, &res, &rank, &S);
+            th_tensor *P = CALL(dt, pinv, (void *)A, 1e-4);
+            th_i64_tensor *mr = (th_i64_tensor *)CALL(dt, matrix_rank, (void *)A, 1e-4);
+            CHECK(X && P && mr && rank && res && S);
+            if (!X || !P || !mr) {
+                fprintf(stderr, "%s: %s\n", th_dtype_name(dt), th_last_error());
+                continue;
+            }
+            CHECK(th_i64_data(rank)[0] == r && th_i64_data(rank)[1] == r);
+            CHECK(th_i64_ndim(mr) == 1 && th_i64_data(mr)[0] == r && th_i64_data(mr)[1] == r);
+            CHECK(th_tensor_sizes(res)[1] == (m > n ? 2 : 0));
+            th_tensor *AX = product(A, X), *AH = adjoint(A);
+            th_c128_tensor *Bc = as_c128(B), *R = th_c128_sub((th_c128_tensor *)AX, Bc);
+            th_tensor *G = product(AH, th_c128_base(R));
+            th_c128_tensor *z = th_c128_zeros(3, SZ(2, n, 2));
+            CHECK(max_diff(G, th_c128_base(z)) < 50 * tol(dt)); /* A^H (A X - B) = 0 */
+            /* the residuals are the squared column norms of A X - B */
+            for (int64_t b = 0; m > n && b < 2; b++)
+                for (int64_t c = 0; c < 2; c++) {
+                    double sum = 0;
+                    for (int64_t i = 0; i < m; i++) sum += pow(cabs(th_c128_data(R)[b * m * 2 + i * 2 + c]), 2);
+                    th_c128_tensor *rc = as_c128(res);
+                    CHECK(fabs(creal(th_c128_data(rc)[b * 2 + c]) - sum) < 50 * tol(dt) * (1 + sum));
+                    th_c128_release(rc);
+                }
+            /* X = pinv(A) B: the minimum-norm solution */
+            th_tensor *PB = product(P, B);
+            CHECK(max_diff(PB, X) < 50 * tol(dt));
+            /* Penrose: A P A = A, P A P = P, (A P)^H = A P, (P A)^H = P A */
+            th_tensor *AP = product(A, P), *PA = product(P, A), *APA = product(AP, A), *PAP = product(PA, P);
+            th_tensor *APH = adjoint(AP), *PAH = adjoint(PA);
+            CHECK(max_diff(APA, A) < 50 * tol(dt) && max_diff(PAP, P) < 50 * tol(dt));
+            CHECK(max_diff(APH, AP) < 50 * tol(dt) && max_diff(PAH, PA) < 50 * tol(dt));
+            /* S: the singular values, the first r of svdvals */
+            th_tensor *sv = CALL(dt, svdvals, (void *)A);
+            CHECK(max_diff(sv, S) < 50 * tol(dt));
+            th_tensor *tensors[] = {A, B, res, S, X, P, AX, AH, G, PB, AP, PA, APA, PAP, APH, PAH, sv};
+            for (size_t i = 0; i < sizeof tensors / sizeof *tensors; i++) th_tensor_release(tensors[i]);
+            th_c128_release(R);
+            th_c128_release(Bc);
+            th_c128_release(z);
+            th_i64_release(rank);
+            th_i64_release(mr);
+        }
+    }
+    /* matrix_rank: the identity, zeros, a large rtol, an empty batch, 0 x n */
+    th_f64_tensor *I3 = th_f64_eye(3, 3), *Z = th_f64_zeros(3, SZ(2, 2, 3)), *E = th_f64_zeros(3, SZ(0, 2, 2));
+    th_f64_tensor *D = th_f64_zeros(2, SZ(3, 3)), *W = th_f64_zeros(2, SZ(0, 3));
+    th_f64_set(D, SZ(0, 0), 1.0);
+    th_f64_set(D, SZ(1, 1), 0.5);
+    th_f64_set(D, SZ(2, 2), 0.01);
+    th_i64_tensor *r1 = th_f64_matrix_rank(I3, -1), *r2 = th_f64_matrix_rank(Z, -1), *r3 = th_f64_matrix_rank(D, 0.1);
+    th_i64_tensor *r4 = th_f64_matrix_rank(D, 0.5), *r5 = th_f64_matrix_rank(E, -1), *r6 = th_f64_matrix_rank(W, -1);
+    CHECK(r1 && th_i64_ndim(r1) == 0 && th_i64_data(r1)[0] == 3);
+    CHECK(r2 && th_i64_numel(r2) == 2 && th_i64_data(r2)[0] == 0 && th_i64_data(r2)[1] == 0);
+    CHECK(r3 && th_i64_data(r3)[0] == 2 && r4 && th_i64_data(r4)[0] == 1); /* 0.5 is not above 0.5 * 1 */
+    CHECK(r5 && th_i64_numel(r5) == 0 && r6 && th_i64_data(r6)[0] == 0);
+    th_i64_tensor *ro = th_i64_zeros(0, NULL);
+    CHECK(th_f64_matrix_rank_out(ro, D, 0.1) == TH_OK && th_i64_data(ro)[0] == 2);
+    /* lstsq of 0 x n and m x 0, no right-hand sides, pinv of an empty matrix, broadcast batch dims */
+    th_f64_tensor *b0 = th_f64_zeros(2, SZ(0, 2)), *x0 = NULL, *res0 = NULL, *s0 = NULL, *Wt = th_f64_transpose(W, 0, 1);
+    th_i64_tensor *rk0 = NULL;
+    CHECK(th_f64_lstsq(W, b0, -1, &x0, &res0, &rk0, &s0) == TH_OK && th_f64_size(x0, 0) == 3 &&
+          th_f64_get(x0, SZ(2, 1)) == 0.0 && th_f64_numel(res0) == 0 && th_i64_data(rk0)[0] == 0 && th_f64_numel(s0) == 0);
+    th_f64_tensor *b3 = th_f64_ones(2, SZ(3, 2)), *x1 = NULL, *res1 = NULL;
+    CHECK(th_f64_lstsq(Wt, b3, -1, &x1, &res1, NULL, NULL) == TH_OK && th_f64_numel(x1) == 0 &&
+          th_f64_numel(res1) == 2 && th_f64_get(res1, SZ(1)) == 3.0);
+    th_f64_tensor *nb = th_f64_zeros(2, SZ(3, 0)), *xn = NULL, *sn = NULL;
+    CHECK(th_f64_lstsq(D, nb, -1, &xn, NULL, NULL, &sn) == TH_OK && th_f64_size(xn, 1) == 0 &&
+          th_f64_get(sn, SZ(2)) == 0.01);
+    th_f64_tensor *pe = th_f64_pinv(W, -1);
+    CHECK(pe && th_f64_size(pe, 0) == 3 && th_f64_size(pe, 1) == 0);
+    th_f64_tensor *Ab = (th_f64_tensor *)random_matrix(TH_F64, 4, SZ(2, 1, 5, 3), 0.0);
+    th_f64_tensor *Bb = (th_f64_tensor *)random_matrix(TH_F64, 3, SZ(4, 5, 2), 0.0), *xb = NULL;
+    CHECK(th_f64_lstsq(Ab, Bb, -1, &xb, NULL, NULL, NULL) == TH_OK && th_f64_ndim(xb) == 4 && th_f64_size(xb, 1) == 4);
+    th_f64_tensor *A10 = th_f64_narrow(Ab, 0, 1, 1), *A1 = th_f64_squeeze_dim(A10, 0), *A1s = th_f64_squeeze_dim(A1, 0);
+    th_f64_tensor *B2 = th_f64_narrow(Bb, 0, 2, 1), *B2s = th_f64_squeeze_dim(B2, 0), *x12 = NULL;
+    CHECK(th_f64_lstsq(A1s, B2s, -1, &x12, NULL, NULL, NULL) == TH_OK);
+    th_f64_tensor *xb12a = th_f64_select(xb, 0, 1), *xb12 = th_f64_select(xb12a, 0, 2);
+    CHECK(max_diff(th_f64_base(xb12), th_f64_base(x12)) < 1e-13);
+    /* outs: strided X, residuals, rank, S; NULL parts */
+    th_f64_tensor *Xbig = th_f64_zeros(2, SZ(3, 4)), *Xo = th_f64_narrow(Xbig, 1, 1, 2), *Ro = th_f64_zeros(1, SZ(2));
+    th_f64_tensor *So = th_f64_zeros(1, SZ(3)), *Dt = th_f64_ones(2, SZ(3, 2));
+    th_i64_tensor *Ko = th_i64_zeros(0, NULL);
+    th_f64_tensor *T4 = (th_f64_tensor *)random_matrix(TH_F64, 2, SZ(5, 3), 0.0), *B52 = th_f64_ones(2, SZ(5, 2));
+    th_f64_tensor *xr = NULL, *rr = NULL;
+    CHECK(th_f64_lstsq(T4, B52, -1, &xr, &rr, NULL, NULL) == TH_OK);
+    CHECK(th_f64_lstsq_out(Xo, Ro, Ko, So, T4, B52, -1) == TH_OK && max_diff(th_f64_base(Xo), th_f64_base(xr)) < 1e-15 &&
+          max_diff(th_f64_base(Ro), th_f64_base(rr)) < 1e-15 && th_i64_data(Ko)[0] == 3);
+    CHECK(th_f64_lstsq_out(Xo, NULL, NULL, NULL, T4, B52, -1) == TH_OK);
+    th_f64_tensor *Po = th_f64_zeros(2, SZ(3, 5)), *Pt = th_f64_transpose(Po, 0, 1), *Pt2 = th_f64_transpose(Pt, 0, 1);
+    th_f64_tensor *Pn = th_f64_pinv(T4, -1);
+    CHECK(th_f64_pinv_out(Pt2, T4, -1) == TH_OK && max_diff(th_f64_base(Pt2), th_f64_base(Pn)) == 0);
+
+    /* errors */
+    th_f64_tensor *N = th_f64_ones(3, SZ(2, 3, 2)), *Bn = th_f64_ones(3, SZ(2, 3, 1)), *xx = NULL;
+    th_f64_set(N, SZ(1, 0, 1), NAN);
+    CHECK_FAILS(th_f64_lstsq(N, Bn, -1, &xx, NULL, NULL, NULL), TH_ERR_LINALG, "th_f64_lstsq",
+                "A holds inf or NaN at batch index 1: A[0, 1] is nan");
+    th_f64_set(N, SZ(1, 0, 1), 1.0);
+    th_f64_set(Bn, SZ(0, 2, 0), NAN);
+    CHECK_FAILS(th_f64_lstsq(N, Bn, -1, &xx, NULL, NULL, NULL), TH_ERR_LINALG, "th_f64_lstsq",
+                "B holds inf or NaN at batch index 0: B[2, 0] is nan");
+    th_f64_set(N, SZ(0, 0, 0), INFINITY);
+    CHECK_NULL(th_f64_pinv(N, -1), TH_ERR_LINALG, "th_f64_pinv", "A holds inf or NaN at batch index 0: A[0, 0] is inf");
+    CHECK_NULL(th_f64_matrix_rank(N, -1), TH_ERR_LINALG, "th_f64_matrix_rank",
+               "A holds inf or NaN at batch index 0: A[0, 0] is inf");
+    CHECK_FAILS(th_f64_lstsq(T4, Dt, -1, &xx, NULL, NULL, NULL), TH_ERR_SHAPE, "th_f64_lstsq",
+                "A has shape (5, 3) and B (3, 2): B must be (*, n, k) with n A's size");
+    th_f64_tensor *v5 = th_f64_ones(1, SZ(5));
+    CHECK_FAILS(th_f64_lstsq(T4, v5, -1, &xx, NULL, NULL, NULL), TH_ERR_SHAPE, "th_f64_lstsq", "B (5)");
+    CHECK_FAILS(th_f64_lstsq(v5, v5, -1, &xx, NULL, NULL, NULL), TH_ERR_SHAPE, "th_f64_lstsq", "at least 2 dims");
+    CHECK_FAILS(th_f64_lstsq(T4, B52, NAN, &xx, NULL, NULL, NULL), TH_ERR_INVALID, "th_f64_lstsq", "rcond is NaN");
+    CHECK_NULL(th_f64_pinv(T4, NAN), TH_ERR_INVALID, "th_f64_pinv", "rtol is NaN");
+    CHECK_NULL(th_f64_matrix_rank(T4, NAN), TH_ERR_INVALID, "th_f64_matrix_rank", "rtol is NaN");
+    CHECK_NULL(th_f64_pinv(v5, -1), TH_ERR_SHAPE, "th_f64_pinv", "it has shape (5)");
+    CHECK_FAILS(th_f64_lstsq_out(Xo, So, NULL, NULL, T4, B52, -1), TH_ERR_SHAPE, "th_f64_lstsq_out",
+                "out has shape (3); the result has shape (2)");
+    CHECK_FAILS(th_f64_lstsq_out(Xo, NULL, NULL, Ro, T4, B52, -1), TH_ERR_SHAPE, "th_f64_lstsq_out", "the result has shape (3)");
+    CHECK_FAILS(th_f64_lstsq_out(Xo, NULL, (th_i64_tensor *)Ro, NULL, T4, B52, -1), TH_ERR_DTYPE, "th_f64_lstsq_out",
+                "rank is f64, not i64");
+    CHECK_FAILS(th_f64_lstsq_out(NULL, NULL, NULL, NULL, T4, B52, -1), TH_ERR_INVALID, "th_f64_lstsq_out", "NULL X");
+    CHECK_FAILS(th_f64_matrix_rank_out((th_i64_tensor *)Ro, T4, -1), TH_ERR_DTYPE, "th_f64_matrix_rank_out", "out is f64, not i64");
+    CHECK_FAILS(th_f64_matrix_rank_out(NULL, T4, -1), TH_ERR_INVALID, "th_f64_matrix_rank_out", "NULL out");
+    CHECK_FAILS(th_f64_pinv_out(Xbig, T4, -1), TH_ERR_SHAPE, "th_f64_pinv_out",
+                "out has shape (3, 4); the result has shape (3, 5)");
+    CHECK_FAILS(th_f64_pinv_out(NULL, T4, -1), TH_ERR_INVALID, "th_f64_pinv_out", "NULL out");
+    th_c128_tensor *cz = th_c128_zeros(2, SZ(2, 2));
+    th_f64_tensor *fo = NULL;
+    CHECK(th_c128_lstsq(cz, cz, -1, NULL, &fo, NULL, NULL) == TH_OK && fo && th_f64_numel(fo) == 0);
+    th_f64_release(fo);
+    CHECK_FAILS(th_c128_lstsq_out(cz, (th_f64_tensor *)cz, NULL, NULL, cz, cz, -1), TH_ERR_DTYPE, "th_c128_lstsq_out",
+                "residuals is c128, not f64");
+
+    th_f64_tensor *fs[] = {I3, Z, E, D, W, b0, x0, res0, s0, Wt, b3, x1, res1, nb, xn, sn, pe, Ab, Bb, xb, A10, A1, A1s,
+                           B2, B2s, x12, xb12a, xb12, Xbig, Xo, Ro, So, Dt, T4, B52, xr, rr, Po, Pt, Pt2, Pn, N, Bn, v5};
+    for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) th_f64_release(fs[i]);
+    th_i64_tensor *is[] = {r1, r2, r3, r4, r5, r6, ro, rk0, Ko};
+    for (size_t i = 0; i < sizeof is / sizeof *is; i++) th_i64_release(is[i]);
+    th_c128_release(cz);
+}
+
 int main(void)
 {
     test_begin();
@@ -548,5 +772,6 @@ int main(void)
     test_reconstruction();
     test_shapes();
     test_errors();
+    test_least_squares();
     return test_end("lapack_solve");
 }

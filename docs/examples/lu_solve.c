@@ -1,13 +1,14 @@
 /* Factor once, solve many times with tensor.h: a least-squares fit through the Cholesky factor of the normal
  * equations (cholesky, then two triangular solves, and cholesky_solve in one call), lu_factor / lu_solve for a
- * square system with several right-hand sides, and a singular triangular matrix refused with its batch index.
- * Works with or without LAPACK.
+ * square system with several right-hand sides, lstsq and pinv (LAPACK only: refused without it), and a singular
+ * triangular matrix refused with its batch index.
  * Build: cc -std=c11 -I. docs/examples/lu_solve.c -lm  (add -DTH_USE_LAPACK ... -llapacke to use LAPACK) */
 #define TH_IMPLEMENTATION
-/* Only the dtypes used here are stamped (f64, and i32 for the pivots), which keeps this build fast. */
+/* Only the dtypes used here are stamped (f64; i32 and i64 for the pivots and the rank), which keeps this build fast. */
 #define TH_SELECT_DTYPES
 #define TH_WANT_F64
 #define TH_WANT_I32
+#define TH_WANT_I64
 #include "tensor.h"
 
 #include <math.h>
@@ -37,6 +38,27 @@ int main(void)
     for (int i = 0; i < 3; i++)
         bad |= fabs(th_f64_get(c, (int64_t[]){i, 0}) - th_f64_get(c2, (int64_t[]){i, 0})) > 1e-9;
 
+    /* The same fit in one call: lstsq (LAPACK's gelsd) gives c, the residual |X c - y|^2, X's rank and its singular
+     * values; pinv(X) y is the same c. Without LAPACK both refuse, naming the build option. */
+    th_f64_tensor *c3 = NULL, *res = NULL, *S = NULL, *Xp = th_f64_pinv(X, -1);
+    th_i64_tensor *rank = NULL;
+    if (th_f64_lstsq(X, y, -1, &c3, &res, &rank, &S) == TH_OK && Xp) {
+        th_f64_tensor *c4 = th_f64_matmul(Xp, y);
+        printf("lstsq: c = (%.3f, %.3f, %.3f), residual %.2e, rank %lld, singular values %.3g .. %.3g\n",
+               th_f64_get(c3, (int64_t[]){0, 0}), th_f64_get(c3, (int64_t[]){1, 0}), th_f64_get(c3, (int64_t[]){2, 0}),
+               th_f64_get(res, (int64_t[]){0}), (long long)th_i64_data(rank)[0], th_f64_get(S, (int64_t[]){0}),
+               th_f64_get(S, (int64_t[]){2}));
+        for (int i = 0; i < 3; i++) {
+            bad |= fabs(th_f64_get(c3, (int64_t[]){i, 0}) - th_f64_get(c, (int64_t[]){i, 0})) > 1e-9;
+            bad |= fabs(th_f64_get(c4, (int64_t[]){i, 0}) - th_f64_get(c, (int64_t[]){i, 0})) > 1e-9;
+        }
+        bad |= th_i64_data(rank)[0] != 3;
+        th_f64_release(c4);
+    } else {
+        printf("lstsq: %s\n", th_last_error()); /* ... needs LAPACK, ... (Meson: -Dlapack=enabled) */
+        bad |= th_linalg_lapack() || th_last_status() != TH_ERR_UNSUPPORTED;
+    }
+
     /* A square system factored once (P A = L U), then solved for two right-hand sides. */
     const double a[9] = {0, 2, 1, 4, 1, 0, 2, 3, 5}, b[6] = {3, 1, 5, 4, 10, 9};
     th_f64_tensor *A = th_f64_empty(2, (int64_t[]){3, 3}), *B = th_f64_empty(2, (int64_t[]){3, 2});
@@ -63,5 +85,8 @@ int main(void)
     th_f64_tensor *all[] = {X, y, Xt, G, r, L, Lt, w, c, c2, A, B, LU, Xs, AX, T, rhs};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) th_f64_release(all[i]);
     th_i32_release(pivots);
+    th_f64_tensor *more[] = {c3, res, S, Xp};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++) th_f64_release(more[i]);
+    th_i64_release(rank);
     return bad;
 }

@@ -1,5 +1,6 @@
 /* tests/numpy/numpy_lapack.c: solve, inv, det, slogdet, cholesky, qr, eigh, svd and svdvals (ops/lapack.h) against
- * numpy.linalg; solve_triangular, cholesky_solve, lu_factor and lu_solve against scipy.linalg.
+ * numpy.linalg; solve_triangular, cholesky_solve, lu_factor and lu_solve against scipy.linalg; lstsq, pinv and
+ * matrix_rank against numpy.linalg.
  *
  *   numpy_lapack DIR PYTHON SCRIPT
  *
@@ -17,6 +18,7 @@
 
 #include "peer_files.h"
 
+#include <math.h>
 #include <sys/stat.h>
 
 static const char *dir;
@@ -67,7 +69,8 @@ static void one_case(char *line)
     th_dtype dt = th_tensor_dtype(in[0]);
     void *a = in[0], *b = in[1], *c = in[2];
     bool upper = flags & 1, left = flags & 2, unit = flags & 4;
-    th_tensor *r[3] = {NULL, NULL, NULL};
+    double rtol = flags ? pow(10.0, -flags) : -1.0; /* lstsq's, pinv's and matrix_rank's; flags 0: the default */
+    th_tensor *r[4] = {NULL, NULL, NULL, NULL};
     int status = TH_OK;
     th_clear_error();
     if (strcmp(op, "solve") == 0) r[0] = CALL(dt, solve, a, b);
@@ -83,6 +86,10 @@ static void one_case(char *line)
     else if (strcmp(op, "cholesky_solve") == 0) r[0] = CALL(dt, cholesky_solve, a, b, upper);
     else if (strcmp(op, "lu_factor") == 0) status = CALL_INT(dt, lu_factor, a, (void *)&r[0], (th_i32_tensor **)&r[1]);
     else if (strcmp(op, "lu_solve") == 0) r[0] = CALL(dt, lu_solve, a, (th_i32_tensor *)b, c);
+    else if (strcmp(op, "lstsq") == 0)
+        status = CALL_INT(dt, lstsq, a, b, rtol, (void *)&r[0], (void *)&r[1], (th_i64_tensor **)&r[2], (void *)&r[3]);
+    else if (strcmp(op, "pinv") == 0) r[0] = CALL(dt, pinv, a, rtol);
+    else if (strcmp(op, "matrix_rank") == 0) r[0] = (th_tensor *)CALL(dt, matrix_rank, a, rtol);
     else CHECK(!"a known op");
     if (!r[0]) status = th_last_status();
     if (status) {
@@ -94,10 +101,10 @@ static void one_case(char *line)
             fclose(f);
         }
     } else {
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 4; k++)
             if (r[k]) save(name, k, r[k]);
     }
-    for (int k = 0; k < 3; k++) th_tensor_release(r[k]);
+    for (int k = 0; k < 4; k++) th_tensor_release(r[k]);
     for (int k = 0; k < 3; k++) th_tensor_release(in[k]);
 }
 

@@ -125,6 +125,7 @@ def write(d):
 
     for dt in DTYPES:
         write_solvers(add, dt)
+        write_least_squares(add, dt)
 
     with open(os.path.join(d, 'cases.txt'), 'w') as f:
         f.writelines(lines)
@@ -233,6 +234,9 @@ def check(d):
         op, dt = m['op'], m['dtype']
         if op in SOLVERS:
             failures += check_solver(d, name, m, worst)
+            continue
+        if op in LEAST_SQUARES:
+            failures += check_least_squares(d, name, m, worst)
             continue
         ins = [np.load(os.path.join(d, '%s_in%d.npy' % (name, k))).astype(WIDE[dt]) for k in range(m['inputs'])]
         a = ins[0]
@@ -539,6 +543,129 @@ def check_solver(d, name, m, worst):
         print('%s: differs from SciPy by %.3g x n %d * cond %.3g * eps * max|ref| (bound %g)' % (name, ratio, n, cond,
                                                                                                 C))
         failures += 1
+    return failures
+
+
+# ---- lstsq, pinv, matrix_rank against numpy.linalg (LAPACK only: refused, naming the option, without it). The
+# C side passes rcond / rtol = 10^-flags (flags 0: the default, eps of the dtype * max(m, n)) ----
+
+LEAST_SQUARES = ('lstsq', 'pinv', 'matrix_rank')
+
+
+def write_least_squares(add, dt):
+    rng = np.random.default_rng(1516)
+    single = dt in ('f32', 'c64')
+    for cond_name, cond in (('good', 10.0), ('ill', 1e2 if single else 1e4)):
+        for m, n in ((1, 1), (5, 3), (3, 5), (8, 8), (33, 20), (20, 33)):
+            for batch in ((), (4,), (2, 3)):
+                for fortran in (False, True):
+                    tag = '%s_%s_%dx%d_b%s_%s' % (dt, cond_name, m, n, 'x'.join(map(str, batch)) or '0',
+                                                  'F' if fortran else 'C')
+                    k = min(m, n)
+                    a = np.empty(batch + (m, n), WIDE[dt])
+                    for idx in np.ndindex(*batch):
+                        u, _ = np.linalg.qr(rand(rng, (m, k), dt))
+                        v, _ = np.linalg.qr(rand(rng, (n, k), dt))
+                        s = np.logspace(0, -np.log10(cond), k) if k > 1 else np.ones(1)
+                        a[idx] = (u * s) @ adj(v)
+                    add('lstsq_' + tag, 'lstsq', dt, [a, rand(rng, batch + (m, 2), dt)], fortran, flags=0)
+                    add('pinv_' + tag, 'pinv', dt, [a], fortran, flags=0)
+                    add('rank_' + tag, 'matrix_rank', dt, [a], fortran, flags=0)
+        # rank-deficient: a product through rank r, with an rtol far from the values (10^-3 single, 10^-8 double)
+        for m, n, r in ((6, 4, 2), (4, 6, 3), (9, 9, 5)):
+            for batch in ((), (3,)):
+                tag = '%s_%s_%dx%d_r%d_b%s' % (dt, cond_name, m, n, r, 'x'.join(map(str, batch)) or '0')
+                a = rand(rng, batch + (m, r), dt) @ rand(rng, batch + (r, n), dt)
+                flags = 3 if single else 8
+                add('lstsq_def_' + tag, 'lstsq', dt, [a, rand(rng, batch + (m, 3), dt)], flags=flags)
+                add('pinv_def_' + tag, 'pinv', dt, [a], flags=flags)
+                add('rank_def_' + tag, 'matrix_rank', dt, [a], flags=flags)
+
+
+def check_least_squares(d, name, m, worst):
+    op, dt, flags = m['op'], m['dtype'], m.get('flags') or 0
+    ins = [np.load(os.path.join(d, '%s_in%d.npy' % (name, k))).astype(WIDE[dt]) for k in range(m['inputs'])]
+    err_path = os.path.join(d, 'out', name + '.err')
+    text = open(err_path).read().strip() if os.path.exists(err_path) else ''
+    with open(os.path.join(d, 'out', 'lapack.txt')) as f:
+        have_lapack = f.read().strip() == 'yes'
+    if not have_lapack:
+        if not text.startswith('TH_ERR_UNSUPPORTED th_%s_%s: needs LAPACK' % (dt, op)) or '-Dlapack=enabled' not in text:
+            print('%s: without LAPACK the library said %r (wanted TH_ERR_UNSUPPORTED naming the option)' % (name, text))
+            return 1
+        return 0
+    if text:
+        print('%s: the library refused: %s' % (name, text))
+        return 1
+    a = ins[0]
+    rows, cols = a.shape[-2:]
+    eps = np.finfo(DTYPES[dt]).eps
+    rtol = 10.0 ** -flags if flags else eps * max(rows, cols)
+    real = np.dtype(DTYPES[dt]).type(0).real.dtype
+    nres = {'lstsq': 4, 'pinv': 1, 'matrix_rank': 1}[op]
+    got = []
+    for k in range(nres):
+        path = os.path.join(d, 'out', '%s_%d.npy' % (name, k))
+        got.append(np.load(path) if os.path.exists(path) else None)
+    sv = np.linalg.svd(a, compute_uv=False)
+    smax = sv[..., :1] if sv.shape[-1] else np.zeros(a.shape[:-2] + (1,))
+    rank_ref = np.sum(sv > rtol * smax, axis=-1)
+    cond = float(np.max(sv[..., 0] / np.where(rank_ref > 0, np.take_along_axis(sv, np.maximum(rank_ref, 1)[..., None] - 1, -1)[..., 0], 1.0), initial=1.0))
+    unit = max(rows, cols) * cond * cond * eps
+    failures = 0
+    if op == 'matrix_rank':
+        ref = np.linalg.matrix_rank(a, tol=rtol * smax[..., 0])  # each matrix its own tolerance
+        g = got[0]
+        if g is None or g.dtype != np.int64 or g.shape != np.shape(ref) or not np.array_equal(g, ref):
+            print('%s: rank %s; NumPy: %s' % (name, g, ref))
+            return 1
+        worst['matrix_rank (exact)'] = 0.0
+        return 0
+    if op == 'pinv':
+        ref = np.linalg.pinv(a, rcond=rtol)
+        g = got[0]
+        if g is None or g.shape != ref.shape or g.dtype != np.dtype(DTYPES[dt]):
+            print('%s: pinv %s; NumPy: %s' % (name, None if g is None else (g.dtype, g.shape), ref.shape))
+            return 1
+        scale = float(np.max(np.abs(ref), initial=0.0)) or 1.0
+        ratio = float(np.max(np.abs(g.astype(WIDE[dt]) - ref), initial=0.0)) / scale / unit
+        worst['pinv'] = max(worst.get('pinv', 0.0), ratio)
+        if not ratio <= C:
+            print('%s: pinv differs from NumPy by %.3g x max(m, n) * cond^2 * eps * max|ref| (bound %g)' % (name, ratio, C))
+            failures += 1
+        return failures
+    b = ins[1]
+    x_ref = np.empty(a.shape[:-2] + (cols, b.shape[-1]), WIDE[dt])
+    for idx in np.ndindex(*a.shape[:-2]):
+        x_ref[idx] = np.linalg.lstsq(a[idx], b[idx], rcond=rtol)[0]
+    want = [(DTYPES[dt], x_ref.shape), (real, a.shape[:-2] + ((b.shape[-1],) if rows > cols else (0,))),
+            (np.int64, a.shape[:-2]), (real, a.shape[:-2] + (min(rows, cols),))]
+    if any(g is None or g.dtype != np.dtype(t) or g.shape != sh for g, (t, sh) in zip(got, want)):
+        print('%s: results %s; wanted %s' % (name, [None if g is None else (g.dtype, g.shape) for g in got], want))
+        return 1
+    x, res, rank, s = got
+    scale = float(np.max(np.abs(x_ref), initial=0.0)) or 1.0
+    ratio = float(np.max(np.abs(x.astype(WIDE[dt]) - x_ref), initial=0.0)) / scale / unit
+    worst['lstsq solution'] = max(worst.get('lstsq solution', 0.0), ratio)
+    if not ratio <= C:
+        print('%s: X differs from NumPy by %.3g x max(m, n) * cond^2 * eps * max|ref| (bound %g)' % (name, ratio, C))
+        failures += 1
+    if not np.array_equal(rank, rank_ref):
+        print('%s: rank %s; NumPy\'s singular values give %s' % (name, rank, rank_ref))
+        failures += 1
+    sratio = float(np.max(np.abs(s - sv), initial=0.0)) / (float(np.max(sv, initial=0.0)) or 1.0) / (max(rows, cols) * eps)
+    worst['lstsq values'] = max(worst.get('lstsq values', 0.0), sratio)
+    if not sratio <= C:
+        print('%s: S differs from NumPy\'s by %.3g x max(m, n) * eps * max S' % (name, sratio))
+        failures += 1
+    if rows > cols:  # the residuals: |A X_ref - B|^2 per column (NumPy gives them for full rank only)
+        r_ref = np.sum(np.abs(a @ x_ref - b) ** 2, axis=-2)
+        bscale = float(np.max(np.sum(np.abs(b) ** 2, axis=-2), initial=0.0)) or 1.0
+        rratio = float(np.max(np.abs(res - r_ref), initial=0.0)) / bscale / unit
+        worst['lstsq residuals'] = max(worst.get('lstsq residuals', 0.0), rratio)
+        if not rratio <= C:
+            print('%s: residuals differ by %.3g x max(m, n) * cond^2 * eps * max|B|^2' % (name, rratio))
+            failures += 1
     return failures
 
 
