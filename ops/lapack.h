@@ -1,5 +1,6 @@
 /* ops/lapack.h: dense linear algebra for f32, f64, c64 and c128: solve, inv, det, slogdet, cholesky, qr, eigh,
- * svd, svdvals, solve_triangular, cholesky_solve, lu_factor, lu_solve, lstsq, pinv, matrix_rank. Stamped per
+ * svd, svdvals, solve_triangular, cholesky_solve, lu_factor, lu_solve, lstsq, pinv, matrix_rank, matrix_norm,
+ * cond. Stamped per
  * dtype through tensor_generic.h; each function here is a thin front door to its one dtype-independent
  * definition in ops/lapack_erased.h (LAPACKE with TH_USE_LAPACK, else the built-in LU / Cholesky there). */
 #if defined(TH_REAL_IS_F32) || defined(TH_REAL_IS_F64) || defined(TH_REAL_IS_C64) || defined(TH_REAL_IS_C128)
@@ -125,6 +126,19 @@ TH_API int TH_NAME(pinv_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, dou
  * * max(m, n), as torch.linalg.matrix_rank and NumPy), int64 of the batch's shape (0-d for one matrix). */
 TH_API th_i64_tensor *TH_NAME(matrix_rank)(const TH_NAME(tensor) *A, double rtol);
 TH_API int TH_NAME(matrix_rank_out)(th_i64_tensor *out, const TH_NAME(tensor) *A, double rtol);
+
+/* The matrix norm `ord` of every matrix of A (*, m, n), in the real dtype of the batch's shape (0-d for one matrix)
+ * (torch.linalg.matrix_norm, numpy.linalg.norm with a matrix ord). TH_NORM_FRO and the row / column sums (1, -1,
+ * inf, -inf) work in both builds and let NaN through as NumPy does; nuc, 2 and -2 take the singular values (LAPACK
+ * only; NaN refused as by svdvals). A norm over an empty set (the 1-norm of a matrix of no columns) is TH_ERR_SHAPE. */
+TH_API TH__LA_PART *TH_NAME(matrix_norm)(const TH_NAME(tensor) *A, th_norm_ord ord);
+TH_API int TH_NAME(matrix_norm_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, th_norm_ord ord);
+/* The condition number of every matrix of A in the norm `ord` (torch.linalg.cond, numpy.linalg.cond): for
+ * TH_NORM_2 (their default) and TH_NORM_NEG_2 the ratio of A's extreme singular values (any m x n; LAPACK only),
+ * else |A| |A^-1| of a square A (A^-1 through the LU factorisation, in both builds; nuc needs LAPACK). inf for a
+ * singular matrix, as NumPy and torch; an empty matrix is TH_ERR_SHAPE. In the real dtype of the batch's shape. */
+TH_API TH__LA_PART *TH_NAME(cond)(const TH_NAME(tensor) *A, th_norm_ord ord);
+TH_API int TH_NAME(cond_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, th_norm_ord ord);
 
 #else /* definitions */
 
@@ -393,6 +407,32 @@ TH_API int TH_NAME(matrix_rank_out)(th_i64_tensor *out, const TH_NAME(tensor) *A
     if (th__dtype_mismatch(__func__, "out", TH__B(out), TH_I64) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(matrix_rank_out), "NULL out");
     return TH_PRIVATE(la_done)(th__la_matrix_rank(TH__FN(matrix_rank_out), TH_DT_ENUM, TH__B(out), TH__B(A), rtol));
+}
+
+TH_API TH__LA_PART *TH_NAME(matrix_norm)(const TH_NAME(tensor) *A, th_norm_ord ord)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    return (TH__LA_PART *)th__la_matrix_norm(TH__FN(matrix_norm), TH_DT_ENUM, NULL, TH__B(A), ord);
+}
+
+TH_API int TH_NAME(matrix_norm_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, th_norm_ord ord)
+{
+    if (TH__LA_WRONG_PART(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(matrix_norm_out), "NULL out");
+    return TH_PRIVATE(la_done)(th__la_matrix_norm(TH__FN(matrix_norm_out), TH_DT_ENUM, TH__B(out), TH__B(A), ord));
+}
+
+TH_API TH__LA_PART *TH_NAME(cond)(const TH_NAME(tensor) *A, th_norm_ord ord)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    return (TH__LA_PART *)th__la_cond(TH__FN(cond), TH_DT_ENUM, NULL, TH__B(A), ord);
+}
+
+TH_API int TH_NAME(cond_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, th_norm_ord ord)
+{
+    if (TH__LA_WRONG_PART(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(cond_out), "NULL out");
+    return TH_PRIVATE(la_done)(th__la_cond(TH__FN(cond_out), TH_DT_ENUM, TH__B(out), TH__B(A), ord));
 }
 
 #endif /* definitions */

@@ -15,6 +15,20 @@
  * run the built-in unblocked LU / Cholesky; qr, eigh, svd and svdvals refuse with TH_ERR_UNSUPPORTED. */
 TH_API bool th_linalg_lapack(void);
 
+/* Which matrix norm matrix_norm and cond take (NumPy's ord, torch.linalg's ord): Frobenius, nuclear (the sum of the
+ * singular values), the largest (1) or smallest (-1) column sum of |a|, the largest (2) or smallest (-2) singular
+ * value, the largest (inf) or smallest (-inf) row sum of |a|. */
+typedef enum th_norm_ord {
+    TH_NORM_FRO,
+    TH_NORM_NUC,
+    TH_NORM_1,
+    TH_NORM_NEG_1,
+    TH_NORM_2,
+    TH_NORM_NEG_2,
+    TH_NORM_INF,
+    TH_NORM_NEG_INF
+} th_norm_ord;
+
 #else
 
 #ifdef TH_USE_LAPACK
@@ -1483,6 +1497,189 @@ TH__MAYBE_UNUSED static th_tensor *th__la_matrix_rank(const char *fn, th_dtype d
         memcpy(th__la_at(result, i), &rank, sizeof rank);
     }
     th_tensor_release(s);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* ---- matrix_norm and cond ---- */
+
+TH__MAYBE_UNUSED static const char *th__la_ord_name(th_norm_ord ord)
+{
+    static const char *const names[] = {"fro", "nuc", "1", "-1", "2", "-2", "inf", "-inf"};
+    return (int)ord >= 0 && (int)ord < 8 ? names[(int)ord] : NULL;
+}
+
+/* |z| without overflow */
+TH__MAYBE_UNUSED static double th__la_abs(th__mm_complex z) { return z.im == 0.0 ? fabs(z.re) : hypot(z.re, z.im); }
+
+/* The norms that need no SVD (fro, 1, -1, inf, -inf) of matrix `index` (rows x cols) of t (its batch of nb dims);
+ * NaN propagates. */
+TH__MAYBE_UNUSED static double th__la_entry_norm(th_dtype dt, th_norm_ord ord, const th_tensor *t, int nb,
+                                                 int64_t index, int64_t rows, int64_t cols)
+{
+    if (ord == TH_NORM_FRO) { /* scaled sum of squares (LAPACK's lassq): no overflow on the way */
+        double scale = 0.0, ssq = 1.0;
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++) {
+                th__mm_complex z = th__la_get(dt, th__la_at3(t, nb, index, i, j), 0);
+                double parts[2] = {fabs(z.re), fabs(z.im)};
+                for (int k = 0; k < 2; k++) {
+                    double x = parts[k];
+                    if (x == 0.0) continue;
+                    if (scale < x) {
+                        ssq = 1.0 + ssq * (scale / x) * (scale / x);
+                        scale = x;
+                    } else {
+                        ssq += (x / scale) * (x / scale);
+                    }
+                }
+            }
+        return scale * sqrt(ssq);
+    }
+    bool by_col = ord == TH_NORM_1 || ord == TH_NORM_NEG_1, largest = ord == TH_NORM_1 || ord == TH_NORM_INF;
+    int64_t outer = by_col ? cols : rows, inner = by_col ? rows : cols;
+    double best = 0.0;
+    for (int64_t o = 0; o < outer; o++) {
+        double sum = 0.0;
+        for (int64_t i = 0; i < inner; i++)
+            sum += th__la_abs(th__la_get(dt, th__la_at3(t, nb, index, by_col ? i : o, by_col ? o : i), 0));
+        if (o == 0 || (best == best && (largest ? !(sum <= best) : !(sum >= best)))) best = sum; /* NaN wins */
+    }
+    return best;
+}
+
+/* The matrix norm `ord` of every matrix of a (*, m, n), in the real dtype of the batch's shape. */
+TH__MAYBE_UNUSED static th_tensor *th__la_matrix_norm(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *a,
+                                                      th_norm_ord ord)
+{
+    if (th__la_check_matrix(fn, a, dt)) return NULL;
+    const char *name = th__la_ord_name(ord);
+    if (!name)
+        return th__fail(TH_ERR_INVALID, fn, "ord is %d: not a th_norm_ord (TH_NORM_FRO .. TH_NORM_NEG_INF)", (int)ord),
+               NULL;
+    int nb = a->ndim - 2;
+    int64_t m = a->sizes[nb], n = a->sizes[nb + 1], mn = m < n ? m : n;
+    bool svd = ord == TH_NORM_NUC || ord == TH_NORM_2 || ord == TH_NORM_NEG_2;
+    int64_t over = ord == TH_NORM_1 || ord == TH_NORM_NEG_1 ? n : ord == TH_NORM_INF || ord == TH_NORM_NEG_INF ? m
+                   : ord == TH_NORM_2 || ord == TH_NORM_NEG_2 ? mn : 1;
+    if (over == 0) {
+        char sa[160];
+        th__shape_string(a->ndim, a->sizes, sa, sizeof sa);
+        return th__fail(TH_ERR_SHAPE, fn, "the %s-norm of an empty matrix is not defined (A has shape %s)", name, sa),
+               NULL;
+    }
+    th_dtype pt = th__la_part(dt);
+    th_tensor *result = th__result(fn, out, pt, nb, a->sizes);
+    if (!result) return NULL;
+    int64_t batch = th__numel(result);
+    th_tensor *s = NULL;
+    int status = TH_OK;
+    if (svd && batch > 0 && mn > 0) status = th__la_svd(fn, dt, a, NULL, NULL, NULL, false, NULL, &s, NULL);
+#ifndef TH_USE_LAPACK
+    if (svd && status == TH_OK) status = th__fail(TH_ERR_UNSUPPORTED, fn, "%s", th__la_no_lapack);
+#endif
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        th__mm_complex v = {0.0, 0.0};
+        if (!svd) {
+            v.re = th__la_entry_norm(dt, ord, a, nb, i, m, n);
+        } else if (mn > 0) {
+            for (int64_t j = 0; j < mn; j++) {
+                double x = th__la_get(pt, th__la_at(s, i * mn + j), 0).re;
+                if (ord == TH_NORM_NUC) v.re += x;
+                else if (j == (ord == TH_NORM_2 ? 0 : mn - 1)) v.re = x;
+            }
+        }
+        th__la_put(pt, th__la_at(result, i), 0, v);
+    }
+    th_tensor_release(s);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* The condition number of every matrix of a in the norm `ord`: for 2 and -2 the ratio of its extreme singular values
+ * (any m x n), else |A| |A^-1| (square); inf for a singular matrix, as NumPy and torch. */
+TH__MAYBE_UNUSED static th_tensor *th__la_cond(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *a,
+                                               th_norm_ord ord)
+{
+    const char *name = th__la_ord_name(ord);
+    bool ratio = ord == TH_NORM_2 || ord == TH_NORM_NEG_2;
+    if (ratio ? th__la_check_matrix(fn, a, dt) : th__la_check_square(fn, "A", a, dt)) return NULL;
+    if (!name)
+        return th__fail(TH_ERR_INVALID, fn, "ord is %d: not a th_norm_ord (TH_NORM_FRO .. TH_NORM_NEG_INF)", (int)ord),
+               NULL;
+    int nb = a->ndim - 2;
+    int64_t m = a->sizes[nb], n = a->sizes[nb + 1], mn = m < n ? m : n;
+    if (mn == 0) {
+        char sa[160];
+        th__shape_string(a->ndim, a->sizes, sa, sizeof sa);
+        return th__fail(TH_ERR_SHAPE, fn, "the condition number of an empty matrix is not defined (A has shape %s)",
+                        sa), NULL;
+    }
+    th_dtype pt = th__la_part(dt);
+    th_tensor *result = th__result(fn, out, pt, nb, a->sizes);
+    if (!result || th__numel(result) == 0) return result;
+    int64_t batch = th__numel(result);
+    int status = TH_OK;
+    th_tensor *na = NULL, *ni = NULL, *w = NULL, *x = NULL;
+    bool *singular = NULL;
+    if (ratio) {
+        na = th__la_matrix_norm(fn, dt, NULL, a, TH_NORM_2);
+        ni = na ? th__la_matrix_norm(fn, dt, NULL, a, TH_NORM_NEG_2) : NULL;
+        if (!ni) status = th_last_status();
+        for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+            double hi = th__la_get(pt, th__la_at(na, i), 0).re, lo = th__la_get(pt, th__la_at(ni, i), 0).re;
+            th__mm_complex v = {0.0, 0.0};
+            double num = ord == TH_NORM_2 ? hi : lo, den = ord == TH_NORM_2 ? lo : hi;
+            v.re = den == 0.0 ? INFINITY : num / den;
+            th__la_put(pt, th__la_at(result, i), 0, v);
+        }
+    } else {
+        /* A^-1 of every matrix: getrf, then getrs on the identity, column-major; a singular one's left 0 */
+        w = th__la_pack(fn, a, nb, a->sizes, n, n, true);
+        x = w ? th__la_scratch(fn, dt, nb + 2, a->sizes) : NULL;
+        th__la_int *ipiv = x ? (th__la_int *)malloc((size_t)n * sizeof *ipiv) : NULL;
+        singular = ipiv ? (bool *)calloc((size_t)batch, sizeof *singular) : NULL;
+        if (!singular) status = ipiv ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld flags", (long long)batch)
+                                     : x ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld pivots", (long long)n)
+                                         : th_last_status();
+        size_t es = th__dtype_traits[dt].size;
+        th__mm_complex zero = {0.0, 0.0}, one = {1.0, 0.0};
+        for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+            char *pm = (char *)th_tensor_data(w) + (size_t)(i * n * n) * es, *px = (char *)th_tensor_data(x) + (size_t)(i * n * n) * es;
+            for (int64_t j = 0; j < n * n; j++) th__la_put(dt, px, j, j % (n + 1) == 0 ? one : zero);
+            int info = th__la_getrf(dt, n, pm, ipiv);
+            if (info < 0) status = th__la_refused(fn, "getrf", info);
+            else if (info > 0) {
+                singular[i] = true;
+                for (int64_t j = 0; j < n * n; j++) th__la_put(dt, px, j, zero);
+            } else if ((info = th__la_getrs(dt, false, n, n, pm, ipiv, px)) != 0) {
+                status = th__la_refused(fn, "getrs", info);
+            }
+        }
+        free(ipiv);
+        th_tensor *xt = status == TH_OK ? th__transpose(fn, x, nb, nb + 1) : NULL;
+        if (status == TH_OK && !xt) status = th_last_status();
+        na = status == TH_OK ? th__la_matrix_norm(fn, dt, NULL, a, ord) : NULL;
+        ni = na ? th__la_matrix_norm(fn, dt, NULL, xt, ord) : NULL;
+        if (status == TH_OK && !ni) status = th_last_status();
+        th_tensor_release(xt);
+        for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+            th__mm_complex v = {INFINITY, 0.0};
+            if (!singular[i]) v.re = th__la_get(pt, th__la_at(na, i), 0).re * th__la_get(pt, th__la_at(ni, i), 0).re;
+            th__la_put(pt, th__la_at(result, i), 0, v);
+        }
+    }
+    free(singular);
+    th_tensor_release(x);
+    th_tensor_release(w);
+    th_tensor_release(ni);
+    th_tensor_release(na);
     if (status) {
         th_tensor_release(result);
         return NULL;

@@ -764,6 +764,175 @@ static void test_least_squares(void)
     th_c128_release(cz);
 }
 
+/* ---- matrix_norm and cond ---- */
+
+static th_tensor *norm_of(th_dtype dt, const th_tensor *a, th_norm_ord ord) { return CALL(dt, matrix_norm, (void *)a, ord); }
+static th_tensor *cond_of(th_dtype dt, const th_tensor *a, th_norm_ord ord) { return CALL(dt, cond, (void *)a, ord); }
+
+static bool needs_svd(th_norm_ord ord) { return ord == TH_NORM_NUC || ord == TH_NORM_2 || ord == TH_NORM_NEG_2; }
+
+static void test_norms(void)
+{
+    /* A = [[1, -2], [3, 4]] (times the unit 0.6 + 0.8i for complex dtypes: the same norms); singular values
+     * sqrt(15 +- sqrt 125); A^-1 = [[4, 2], [-3, 1]] / 10 */
+    const double s1 = sqrt(15 + sqrt(125.0)), s2 = sqrt(15 - sqrt(125.0));
+    const double norms[8] = {sqrt(30.0), s1 + s2, 6, 4, s1, s2, 7, 3};
+    const double conds[8] = {3, 5, 4.2, 1.2, s1 / s2, s2 / s1, 4.2, 1.2};
+    for (int k = 0; k < 4; k++) {
+        th_dtype dt = dtypes[k];
+        th_c128_tensor *ca = th_c128_empty(2, SZ(2, 2));
+        const double av[] = {1, -2, 3, 4};
+        for (int i = 0; i < 4; i++) th_c128_data(ca)[i] = av[i] * (is_complex(dt) ? 0.6 + 0.8 * I : 1.0);
+        th_tensor *A = to_dtype(dt, ca);
+        for (int o = 0; o < 8; o++) {
+            th_norm_ord ord = (th_norm_ord)o;
+            th_tensor *N = norm_of(dt, A, ord), *Cn = cond_of(dt, A, ord);
+            if (!th_linalg_lapack() && needs_svd(ord)) {
+                CHECK(N == NULL && th_last_status() == TH_ERR_UNSUPPORTED);
+                CHECK(Cn == NULL && th_last_status() == TH_ERR_UNSUPPORTED);
+                continue;
+            }
+            CHECK(N && th_tensor_ndim(N) == 0 && th_tensor_dtype(N) == (dt == TH_C64 ? TH_F32 : dt == TH_C128 ? TH_F64 : dt));
+            th_c128_tensor *n = N ? as_c128(N) : NULL, *c = Cn ? as_c128(Cn) : NULL;
+            CHECK(n && fabs(creal(th_c128_data(n)[0]) - norms[o]) < 10 * tol(dt));
+            CHECK(c && fabs(creal(th_c128_data(c)[0]) - conds[o]) < 10 * tol(dt));
+            if (!c || !(fabs(creal(th_c128_data(c)[0]) - conds[o]) < 10 * tol(dt)))
+                fprintf(stderr, "cond %s ord %d: %s\n", th_dtype_name(dt), o, c ? "" : th_last_error());
+            th_tensor_release(N);
+            th_tensor_release(Cn);
+            th_c128_release(n);
+            th_c128_release(c);
+        }
+        th_tensor_release(A);
+        th_c128_release(ca);
+    }
+    /* random batches: every ord against the definitions (sums here, svdvals for 2, -2, nuc), cond = |A| |A^-1| */
+    for (int k = 0; k < 4; k++) {
+        th_dtype dt = dtypes[k];
+        th_tensor *A = random_matrix(dt, 4, SZ(2, 3, 4, 5), 0.0), *Q = random_matrix(dt, 3, SZ(3, 4, 4), 3.0);
+        th_c128_tensor *a = as_c128(A);
+        th_tensor *sv = th_linalg_lapack() ? CALL(dt, svdvals, (void *)A) : NULL;
+        th_c128_tensor *s = sv ? as_c128(sv) : NULL;
+        th_tensor *Qi = CALL(dt, inv, (void *)Q);
+        for (int o = 0; o < 8; o++) {
+            th_norm_ord ord = (th_norm_ord)o;
+            th_tensor *N = norm_of(dt, A, ord);
+            if (!th_linalg_lapack() && needs_svd(ord)) {
+                CHECK(N == NULL);
+                continue;
+            }
+            th_c128_tensor *n = N ? as_c128(N) : NULL;
+            CHECK(n && th_c128_ndim(n) == 2 && th_c128_size(n, 1) == 3);
+            for (int64_t b = 0; n && b < 6; b++) {
+                const th_complex128 *m = th_c128_data(a) + b * 20;
+                double want = 0, sums[5] = {0}, rows[4] = {0};
+                for (int i = 0; i < 20; i++) {
+                    want += pow(cabs(m[i]), 2);
+                    sums[i % 5] += cabs(m[i]);
+                    rows[i / 5] += cabs(m[i]);
+                }
+                if (ord == TH_NORM_FRO) want = sqrt(want);
+                if (ord == TH_NORM_1 || ord == TH_NORM_NEG_1 || ord == TH_NORM_INF || ord == TH_NORM_NEG_INF) {
+                    bool col = ord == TH_NORM_1 || ord == TH_NORM_NEG_1, hi = ord == TH_NORM_1 || ord == TH_NORM_INF;
+                    const double *v = col ? sums : rows;
+                    want = v[0];
+                    for (int i = 1; i < (col ? 5 : 4); i++) want = hi ? fmax(want, v[i]) : fmin(want, v[i]);
+                }
+                if (needs_svd(ord)) {
+                    const th_complex128 *sb = th_c128_data(s) + b * 4;
+                    want = ord == TH_NORM_2 ? creal(sb[0]) : ord == TH_NORM_NEG_2 ? creal(sb[3])
+                                                                 : creal(sb[0] + sb[1] + sb[2] + sb[3]);
+                }
+                CHECK(fabs(creal(th_c128_data(n)[b]) - want) < 20 * tol(dt) * (1 + want));
+            }
+            /* cond (square) = |Q| |Q^-1|, batched */
+            th_tensor *C = cond_of(dt, Q, ord), *NQ = norm_of(dt, Q, ord), *NI = norm_of(dt, Qi, ord);
+            th_c128_tensor *c = C ? as_c128(C) : NULL, *nq = as_c128(NQ), *ni = as_c128(NI);
+            for (int64_t b = 0; c && b < 3; b++) {
+                double want = creal(th_c128_data(nq)[b]) * creal(th_c128_data(ni)[b]);
+                CHECK(fabs(creal(th_c128_data(c)[b]) - want) < 50 * tol(dt) * want);
+            }
+            CHECK(c && th_c128_numel(c) == 3);
+            th_tensor_release(N);
+            th_tensor_release(C);
+            th_tensor_release(NQ);
+            th_tensor_release(NI);
+            th_c128_release(n);
+            th_c128_release(c);
+            th_c128_release(nq);
+            th_c128_release(ni);
+        }
+        th_tensor_release(A);
+        th_tensor_release(Q);
+        th_tensor_release(Qi);
+        th_tensor_release(sv);
+        th_c128_release(a);
+        th_c128_release(s);
+    }
+    /* singular: cond is inf; NaN propagates through the entry norms; strided inputs and outs */
+    th_f64_tensor *S = th_f64_ones(2, SZ(2, 2)), *N = th_f64_ones(2, SZ(2, 2));
+    th_f64_set(N, SZ(1, 0), NAN);
+    for (int o = 0; o < 8; o++) {
+        th_norm_ord ord = (th_norm_ord)o;
+        if (!th_linalg_lapack() && needs_svd(ord)) continue;
+        th_f64_tensor *c = th_f64_cond(S, ord); /* 2, -2: the rounded singular value may not be exactly 0 */
+        double cv = c ? th_f64_get(c, NULL) : NAN;
+        CHECK(ord == TH_NORM_2 ? cv > 1e15 : ord == TH_NORM_NEG_2 ? cv < 1e-15 : isinf(cv) && cv > 0);
+        th_f64_release(c);
+        th_f64_tensor *nn = th_f64_matrix_norm(N, ord);
+        if (needs_svd(ord)) CHECK(nn == NULL && th_last_status() == TH_ERR_LINALG && strstr(th_last_error(), "NaN"));
+        else CHECK(nn && isnan(th_f64_get(nn, NULL)));
+        th_f64_release(nn);
+    }
+    th_f64_tensor *big = (th_f64_tensor *)random_matrix(TH_F64, 2, SZ(5, 8), 2.0), *v = th_f64_narrow(big, 1, 2, 5);
+    th_f64_tensor *vt = th_f64_transpose(v, 0, 1), *vc = th_f64_contiguous(vt), *o0 = th_f64_zeros(0, NULL);
+    th_f64_tensor *n1 = th_f64_matrix_norm(vt, TH_NORM_1), *n2 = th_f64_matrix_norm(vc, TH_NORM_1);
+    th_f64_tensor *c1 = th_f64_cond(vt, TH_NORM_INF), *c2 = th_f64_cond(vc, TH_NORM_INF);
+    CHECK(n1 && n2 && th_f64_get(n1, NULL) == th_f64_get(n2, NULL) && c1 && c2 &&
+          fabs(th_f64_get(c1, NULL) - th_f64_get(c2, NULL)) < 1e-12 * th_f64_get(c2, NULL));
+    CHECK(th_f64_cond_out(o0, vt, TH_NORM_INF) == TH_OK && th_f64_get(o0, NULL) == th_f64_get(c1, NULL));
+    CHECK(th_f64_matrix_norm_out(o0, vt, TH_NORM_1) == TH_OK && th_f64_get(o0, NULL) == th_f64_get(n1, NULL));
+    /* fro of huge values: no overflow on the way */
+    th_f64_tensor *H = th_f64_full(2, SZ(2, 2), 1e300), *hn = th_f64_matrix_norm(H, TH_NORM_FRO);
+    CHECK(hn && fabs(th_f64_get(hn, NULL) - 2e300) < 1e286);
+    /* empty: fro of 0 x n is 0; a batch of none; an empty set is refused */
+    th_f64_tensor *Z = th_f64_zeros(2, SZ(0, 3)), *ZB = th_f64_zeros(3, SZ(0, 2, 2));
+    th_f64_tensor *zf = th_f64_matrix_norm(Z, TH_NORM_FRO), *z1 = th_f64_matrix_norm(Z, TH_NORM_1);
+    th_f64_tensor *zb = th_f64_matrix_norm(ZB, TH_NORM_INF), *zc = th_f64_cond(ZB, TH_NORM_1);
+    CHECK(zf && th_f64_get(zf, NULL) == 0 && z1 && th_f64_get(z1, NULL) == 0 && zb && th_f64_numel(zb) == 0 && zc &&
+          th_f64_numel(zc) == 0);
+    CHECK_NULL(th_f64_matrix_norm(Z, TH_NORM_INF), TH_ERR_SHAPE, "th_f64_matrix_norm",
+               "the inf-norm of an empty matrix is not defined (A has shape (0, 3))");
+    th_f64_tensor *Z0 = th_f64_zeros(2, SZ(0, 0));
+    CHECK_NULL(th_f64_cond(Z0, TH_NORM_FRO), TH_ERR_SHAPE, "th_f64_cond", "the condition number of an empty matrix");
+    /* errors */
+    CHECK_NULL(th_f64_matrix_norm(S, (th_norm_ord)42), TH_ERR_INVALID, "th_f64_matrix_norm", "ord is 42: not a th_norm_ord");
+    CHECK_NULL(th_f64_cond(S, (th_norm_ord)-1), TH_ERR_INVALID, "th_f64_cond", "ord is -1");
+    th_f64_tensor *R = th_f64_ones(2, SZ(2, 3)), *V = th_f64_ones(1, SZ(3));
+    CHECK_NULL(th_f64_cond(R, TH_NORM_1), TH_ERR_SHAPE, "th_f64_cond", "A must be a square matrix");
+    CHECK_NULL(th_f64_matrix_norm(V, TH_NORM_FRO), TH_ERR_SHAPE, "th_f64_matrix_norm", "at least 2 dims");
+    if (th_linalg_lapack()) {
+        th_f64_tensor *cr = th_f64_cond(R, TH_NORM_2); /* rank 1: its second singular value rounds to about 1e-16 */
+        CHECK(cr && th_f64_get(cr, NULL) > 1e15);
+        th_f64_release(cr);
+    } else {
+        CHECK_NULL(th_f64_cond(R, TH_NORM_2), TH_ERR_UNSUPPORTED, "th_f64_cond", "needs LAPACK");
+        CHECK_NULL(th_f64_matrix_norm(R, TH_NORM_NUC), TH_ERR_UNSUPPORTED, "th_f64_matrix_norm", "-Dlapack=enabled");
+    }
+    th_f64_tensor *o1 = th_f64_zeros(1, SZ(1));
+    CHECK_FAILS(th_f64_matrix_norm_out(o1, S, TH_NORM_FRO), TH_ERR_SHAPE, "th_f64_matrix_norm_out", "the result has shape ()");
+    CHECK_FAILS(th_f64_cond_out(NULL, S, TH_NORM_FRO), TH_ERR_INVALID, "th_f64_cond_out", "NULL out");
+    CHECK_FAILS(th_f64_matrix_norm_out(NULL, S, TH_NORM_FRO), TH_ERR_INVALID, "th_f64_matrix_norm_out", "NULL out");
+    th_c128_tensor *cz = th_c128_zeros(0, NULL), *cs = th_c128_eye(2, 2);
+    CHECK_FAILS(th_c128_cond_out((th_f64_tensor *)cz, cs, TH_NORM_FRO), TH_ERR_DTYPE, "th_c128_cond_out",
+                "out is c128, not f64");
+    CHECK_NULL(th_f64_matrix_norm((th_f64_tensor *)cs, TH_NORM_FRO), TH_ERR_DTYPE, "th_f64_matrix_norm", "A is c128");
+    th_f64_tensor *fs[] = {S, N, big, v, vt, vc, o0, n1, n2, c1, c2, H, hn, Z, ZB, zf, z1, zb, zc, Z0, R, V, o1};
+    for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) th_f64_release(fs[i]);
+    th_c128_release(cz);
+    th_c128_release(cs);
+}
+
 int main(void)
 {
     test_begin();
@@ -773,5 +942,6 @@ int main(void)
     test_shapes();
     test_errors();
     test_least_squares();
+    test_norms();
     return test_end("lapack_solve");
 }

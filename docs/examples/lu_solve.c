@@ -1,6 +1,7 @@
 /* Factor once, solve many times with tensor.h: a least-squares fit through the Cholesky factor of the normal
  * equations (cholesky, then two triangular solves, and cholesky_solve in one call), lu_factor / lu_solve for a
- * square system with several right-hand sides, lstsq and pinv (LAPACK only: refused without it), and a singular
+ * square system with several right-hand sides, lstsq and pinv (LAPACK only: refused without it), a condition
+ * number and a norm, and a singular
  * triangular matrix refused with its batch index.
  * Build: cc -std=c11 -I. docs/examples/lu_solve.c -lm  (add -DTH_USE_LAPACK ... -llapacke to use LAPACK) */
 #define TH_IMPLEMENTATION
@@ -59,6 +60,12 @@ int main(void)
         bad |= th_linalg_lapack() || th_last_status() != TH_ERR_UNSUPPORTED;
     }
 
+    /* How much the normal equations amplify errors: cond(G) = |G| |G^-1| in the inf-norm (both builds), and G's
+     * Frobenius norm. The 2-norm's cond(G) is cond(X)^2, which is why lstsq does not form G. */
+    th_f64_tensor *kG = th_f64_cond(G, TH_NORM_INF), *fG = th_f64_matrix_norm(G, TH_NORM_FRO);
+    printf("cond_inf(G) = %.4g, |G|_F = %.4g\n", th_f64_get(kG, NULL), th_f64_get(fG, NULL));
+    bad |= !(th_f64_get(kG, NULL) > 1.0) || !(th_f64_get(fG, NULL) > 0.0);
+
     /* A square system factored once (P A = L U), then solved for two right-hand sides. */
     const double a[9] = {0, 2, 1, 4, 1, 0, 2, 3, 5}, b[6] = {3, 1, 5, 4, 10, 9};
     th_f64_tensor *A = th_f64_empty(2, (int64_t[]){3, 3}), *B = th_f64_empty(2, (int64_t[]){3, 2});
@@ -85,7 +92,7 @@ int main(void)
     th_f64_tensor *all[] = {X, y, Xt, G, r, L, Lt, w, c, c2, A, B, LU, Xs, AX, T, rhs};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) th_f64_release(all[i]);
     th_i32_release(pivots);
-    th_f64_tensor *more[] = {c3, res, S, Xp};
+    th_f64_tensor *more[] = {c3, res, S, Xp, kG, fG};
     for (size_t i = 0; i < sizeof more / sizeof *more; i++) th_f64_release(more[i]);
     th_i64_release(rank);
     return bad;

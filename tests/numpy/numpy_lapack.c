@@ -1,6 +1,6 @@
 /* tests/numpy/numpy_lapack.c: solve, inv, det, slogdet, cholesky, qr, eigh, svd and svdvals (ops/lapack.h) against
  * numpy.linalg; solve_triangular, cholesky_solve, lu_factor and lu_solve against scipy.linalg; lstsq, pinv and
- * matrix_rank against numpy.linalg.
+ * matrix_rank, matrix_norm and cond against numpy.linalg.
  *
  *   numpy_lapack DIR PYTHON SCRIPT
  *
@@ -90,6 +90,8 @@ static void one_case(char *line)
         status = CALL_INT(dt, lstsq, a, b, rtol, (void *)&r[0], (void *)&r[1], (th_i64_tensor **)&r[2], (void *)&r[3]);
     else if (strcmp(op, "pinv") == 0) r[0] = CALL(dt, pinv, a, rtol);
     else if (strcmp(op, "matrix_rank") == 0) r[0] = (th_tensor *)CALL(dt, matrix_rank, a, rtol);
+    else if (strcmp(op, "matrix_norm") == 0) r[0] = CALL(dt, matrix_norm, a, (th_norm_ord)flags);
+    else if (strcmp(op, "cond") == 0) r[0] = CALL(dt, cond, a, (th_norm_ord)flags);
     else CHECK(!"a known op");
     if (!r[0]) status = th_last_status();
     if (status) {

@@ -126,6 +126,7 @@ def write(d):
     for dt in DTYPES:
         write_solvers(add, dt)
         write_least_squares(add, dt)
+        write_norms(add, dt)
 
     with open(os.path.join(d, 'cases.txt'), 'w') as f:
         f.writelines(lines)
@@ -237,6 +238,9 @@ def check(d):
             continue
         if op in LEAST_SQUARES:
             failures += check_least_squares(d, name, m, worst)
+            continue
+        if op in NORMS:
+            failures += check_norm(d, name, m, worst)
             continue
         ins = [np.load(os.path.join(d, '%s_in%d.npy' % (name, k))).astype(WIDE[dt]) for k in range(m['inputs'])]
         a = ins[0]
@@ -667,6 +671,89 @@ def check_least_squares(d, name, m, worst):
             print('%s: residuals differ by %.3g x max(m, n) * cond^2 * eps * max|B|^2' % (name, rratio))
             failures += 1
     return failures
+
+
+# ---- matrix_norm and cond against numpy.linalg.norm (a matrix ord over the last two axes) and numpy.linalg.cond;
+# flags is the th_norm_ord: TH_NORM_FRO, NUC, 1, -1, 2, -2, INF, NEG_INF ----
+
+NORMS = ('matrix_norm', 'cond')
+ORDS = ['fro', 'nuc', 1, -1, 2, -2, np.inf, -np.inf]
+SVD_ORDS = (1, 4, 5)  # nuc, 2, -2: LAPACK only
+
+
+def write_norms(add, dt):
+    rng = np.random.default_rng(1517)
+    single = dt in ('f32', 'c64')
+    for o in range(8):
+        for m, n in ((1, 1), (4, 4), (5, 3), (3, 7), (33, 33)):
+            for batch in ((), (2, 3)):
+                for fortran in (False, True):
+                    tag = '%s_o%d_%dx%d_b%s_%s' % (dt, o, m, n, 'x'.join(map(str, batch)) or '0', 'F' if fortran else 'C')
+                    add('norm_' + tag, 'matrix_norm', dt, [100.0 * rand(rng, batch + (m, n), dt)], fortran, flags=o)
+        for cond_name, cond in (('good', 10.0), ('ill', 1e3 if single else 1e6)):
+            for n in (1, 4, 33):
+                for batch in ((), (4,)):
+                    tag = '%s_o%d_%s_n%d_b%s' % (dt, o, cond_name, n, 'x'.join(map(str, batch)) or '0')
+                    add('cond_' + tag, 'cond', dt, [with_cond(rng, batch, n, dt, cond)], flags=o)
+        if o in (4, 5):  # 2, -2 take any m x n
+            add('cond_%s_o%d_wide' % (dt, o), 'cond', dt, [rand(rng, (3, 4, 6), dt)], flags=o)
+        elif o != 1:  # singular: an exactly zero pivot gives inf, as NumPy (whose nuc then fails: its SVD of NaN)
+            a = rng.integers(-4, 5, (3, 4, 4)).astype(np.float64) + 8 * np.eye(4)
+            a[1, 2] = 0
+            add('cond_%s_o%d_singular' % (dt, o), 'cond', dt, [a], flags=o)
+
+
+def check_norm(d, name, m, worst):
+    op, dt, o = m['op'], m['dtype'], m.get('flags') or 0
+    a = np.load(os.path.join(d, '%s_in0.npy' % name)).astype(WIDE[dt])
+    err_path = os.path.join(d, 'out', name + '.err')
+    text = open(err_path).read().strip() if os.path.exists(err_path) else ''
+    with open(os.path.join(d, 'out', 'lapack.txt')) as f:
+        have_lapack = f.read().strip() == 'yes'
+    if o in SVD_ORDS and not have_lapack:
+        if not text.startswith('TH_ERR_UNSUPPORTED th_%s_%s: needs LAPACK' % (dt, op)) or '-Dlapack=enabled' not in text:
+            print('%s: without LAPACK the library said %r (wanted TH_ERR_UNSUPPORTED naming the option)' % (name, text))
+            return 1
+        return 0
+    if text:
+        print('%s: the library refused: %s' % (name, text))
+        return 1
+    path = os.path.join(d, 'out', '%s_0.npy' % name)
+    got = np.load(path) if os.path.exists(path) else None
+    real = np.dtype(DTYPES[dt]).type(0).real.dtype
+    if op == 'matrix_norm':
+        ref = np.linalg.norm(a, ORDS[o], axis=(-2, -1))
+    else:
+        ref = np.linalg.cond(a, ORDS[o])
+    ref = np.asarray(ref)
+    if got is None or got.dtype != real or got.shape != ref.shape:
+        print('%s: result %s; NumPy: %s' % (name, None if got is None else (got.dtype, got.shape), ref.shape))
+        return 1
+    eps = np.finfo(DTYPES[dt]).eps
+    size = max(a.shape[-2:])
+    if op == 'matrix_norm':
+        unit = size * eps
+    else:
+        c2 = np.linalg.cond(a.reshape((-1,) + a.shape[-2:]))
+        unit = size * float(np.max(np.where(np.isfinite(c2), c2, 1.0), initial=1.0)) * eps
+    got = got.astype(np.float64)
+    inf = np.isinf(ref)
+    if not np.array_equal(inf, np.isinf(got)):
+        print('%s: inf where NumPy has %s: %s' % (name, ref.ravel()[:6], got.ravel()[:6]))
+        return 1
+    fin = ~inf
+    den = np.abs(ref)
+    if op == 'matrix_norm' and o == 5:  # the smallest singular value is accurate to eps times the largest
+        den = np.asarray(np.linalg.norm(a, 2, axis=(-2, -1)))
+    rel = np.abs(got[fin] - ref[fin]) / np.where(den[fin] != 0, den[fin], 1.0)
+    ratio = float(np.max(rel, initial=0.0)) / unit
+    key = '%s %s' % (op, ORDS[o])
+    worst[key] = max(worst.get(key, 0.0), ratio)
+    if not ratio <= C:
+        print('%s: differs from NumPy by %.3g x %s (bound %g)' % (name, ratio,
+                                                                'max(m, n) * eps' if op == 'matrix_norm' else 'n * cond * eps', C))
+        return 1
+    return 0
 
 
 if __name__ == '__main__':
