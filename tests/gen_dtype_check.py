@@ -65,7 +65,7 @@ PRODUCTS = {
 LAPACK = {'solve': {}, 'inv': {}, 'det': {'out': []}, 'slogdet': {'sign': [], 'logabsdet': []}, 'cholesky': {},
           'qr': {}, 'eigh': {'eigenvalues': [1]}, 'svd': {'S': [1]}, 'svdvals': {'out': [1]}}
 LAPACK.update({'solve_triangular': {}, 'cholesky_solve': {}, 'lu_factor': {'pivots': [1]}, 'lu_solve': {'pivots': [1]},
-               'lstsq': {'residuals': [0], 'rank': [], 'S': [1]}, 'pinv': {}, 'matrix_rank': {'out': []},
+               'lstsq': {'A': [2, 1], 'B': [2, 1], 'residuals': [1], 'rank': [], 'S': [1]}, 'pinv': {}, 'matrix_rank': {'out': []},
                'matrix_norm': {'out': []}, 'cond': {'out': []}})
 LAPACK_ONLY = ('qr', 'eigh', 'svd', 'svdvals', 'lstsq', 'pinv', 'matrix_rank')
 # ops/conv.h: operand shapes a call accepts, by verb and parameter name (1x1 kernels, unit pooling windows).
