@@ -1,6 +1,6 @@
 /* ops/lapack.h: dense linear algebra for f32, f64, c64 and c128: solve, inv, det, slogdet, cholesky, qr, eigh,
  * svd, svdvals, solve_triangular, cholesky_solve, lu_factor, lu_solve, lstsq, pinv, matrix_rank, matrix_norm,
- * cond. Stamped per
+ * cond, matrix_power. Stamped per
  * dtype through tensor_generic.h; each function here is a thin front door to its one dtype-independent
  * definition in ops/lapack_erased.h (LAPACKE with TH_USE_LAPACK, else the built-in LU / Cholesky there). */
 #if defined(TH_REAL_IS_F32) || defined(TH_REAL_IS_F64) || defined(TH_REAL_IS_C64) || defined(TH_REAL_IS_C128)
@@ -139,6 +139,12 @@ TH_API int TH_NAME(matrix_norm_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, 
  * singular matrix, as NumPy and torch; an empty matrix is TH_ERR_SHAPE. In the real dtype of the batch's shape. */
 TH_API TH__LA_PART *TH_NAME(cond)(const TH_NAME(tensor) *A, th_norm_ord ord);
 TH_API int TH_NAME(cond_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, th_norm_ord ord);
+
+/* A^n of every matrix of A (*, m, m) (torch.linalg.matrix_power, numpy.linalg.matrix_power): the identity for n = 0,
+ * repeated squaring with matmul for n > 0, (A^-1)^|n| for n < 0 (a singular A is then TH_ERR_LINALG, as inv).
+ * Works in both builds. */
+TH_API TH_NAME(tensor) *TH_NAME(matrix_power)(const TH_NAME(tensor) *A, int64_t n);
+TH_API int TH_NAME(matrix_power_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, int64_t n);
 
 #else /* definitions */
 
@@ -433,6 +439,26 @@ TH_API int TH_NAME(cond_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, th_norm
     if (TH__LA_WRONG_PART(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(cond_out), "NULL out");
     return TH_PRIVATE(la_done)(th__la_cond(TH__FN(cond_out), TH_DT_ENUM, TH__B(out), TH__B(A), ord));
+}
+
+/* matrix_power's products: this dtype's matmul, in the erased signature. */
+static int TH_PRIVATE(la_matmul)(th_tensor *out, const th_tensor *a, const th_tensor *b)
+{
+    return TH_NAME(matmul_out)(TH__T(out), (const TH_NAME(tensor) *)a, (const TH_NAME(tensor) *)b);
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(matrix_power)(const TH_NAME(tensor) *A, int64_t n)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    return TH__T(th__la_matrix_power(TH__FN(matrix_power), TH_DT_ENUM, NULL, TH__B(A), n, TH_PRIVATE(la_matmul)));
+}
+
+TH_API int TH_NAME(matrix_power_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, int64_t n)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(matrix_power_out), "NULL out");
+    return TH_PRIVATE(la_done)(
+        th__la_matrix_power(TH__FN(matrix_power_out), TH_DT_ENUM, TH__B(out), TH__B(A), n, TH_PRIVATE(la_matmul)));
 }
 
 #endif /* definitions */

@@ -1687,4 +1687,77 @@ TH__MAYBE_UNUSED static th_tensor *th__la_cond(const char *fn, th_dtype dt, th_t
     return result;
 }
 
+/* ---- matrix_power ---- */
+
+/* A product out = a @ b of two batches of the same shape, by the dtype's typed matmul (ops/lapack.h hands it in). */
+typedef int (*th__la_matmul_fn)(th_tensor *out, const th_tensor *a, const th_tensor *b);
+
+/* a @ b into a new tensor of a's shape; NULL on error. */
+TH__MAYBE_UNUSED static th_tensor *th__la_product(const char *fn, th__la_matmul_fn mm, const th_tensor *a,
+                                                  const th_tensor *b)
+{
+    th_tensor *r = th__tensor_empty(fn, a->dtype, a->ndim, a->sizes);
+    if (r && mm(r, a, b)) {
+        th_tensor_release(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* A^n of every matrix of A (*, m, m) by repeated squaring (about 2 log2 |n| products); A^0 is the identity (for a
+ * singular A too, as NumPy and torch), a negative n is (A^-1)^|n|, A^-1 by inv (a singular A is TH_ERR_LINALG). */
+TH__MAYBE_UNUSED static th_tensor *th__la_matrix_power(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *a,
+                                                       int64_t n, th__la_matmul_fn mm)
+{
+    if (th__la_check_square(fn, "A", a, dt)) return NULL;
+    th_tensor *result = th__result(fn, out, dt, a->ndim, a->sizes);
+    if (!result || th__numel(result) == 0) return result;
+    int nb = a->ndim - 2;
+    int64_t m = a->sizes[nb], batch = th__numel(result) / (m * m);
+    int status = TH_OK;
+    th_tensor *acc = NULL, *base = NULL;
+    if (n == 0) {
+        th__mm_complex zero = {0.0, 0.0}, one = {1.0, 0.0};
+        for (int64_t i = 0; i < batch; i++)
+            for (int64_t r = 0; r < m; r++)
+                for (int64_t c = 0; c < m; c++) th__la_put(dt, th__la_at3(result, nb, i, r, c), 0, r == c ? one : zero);
+        return result;
+    }
+    /* |n| without overflow for INT64_MIN: its bits, read as unsigned */
+    uint64_t k = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+    if (n < 0) {
+        base = th__la_inv(fn, dt, NULL, a);
+    } else {
+        base = th__tensor_empty(fn, dt, a->ndim, a->sizes);
+        if (base && th__copy(fn, base, a)) {
+            th_tensor_release(base);
+            base = NULL;
+        }
+    }
+    if (!base) status = th_last_status();
+    while (status == TH_OK && k) {
+        if (k & 1) {
+            th_tensor *next = acc ? th__la_product(fn, mm, acc, base) : th_tensor_retain(base);
+            if (!next) status = th_last_status();
+            th_tensor_release(acc);
+            acc = next;
+        }
+        k >>= 1;
+        if (k && status == TH_OK) {
+            th_tensor *sq = th__la_product(fn, mm, base, base);
+            if (!sq) status = th_last_status();
+            th_tensor_release(base);
+            base = sq;
+        }
+    }
+    if (status == TH_OK) status = th__copy(fn, result, acc);
+    th_tensor_release(acc);
+    th_tensor_release(base);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
 #endif /* TH__DEFINING */

@@ -66,7 +66,7 @@ LAPACK = {'solve': {}, 'inv': {}, 'det': {'out': []}, 'slogdet': {'sign': [], 'l
           'qr': {}, 'eigh': {'eigenvalues': [1]}, 'svd': {'S': [1]}, 'svdvals': {'out': [1]}}
 LAPACK.update({'solve_triangular': {}, 'cholesky_solve': {}, 'lu_factor': {'pivots': [1]}, 'lu_solve': {'pivots': [1]},
                'lstsq': {'A': [2, 1], 'B': [2, 1], 'residuals': [1], 'rank': [], 'S': [1]}, 'pinv': {}, 'matrix_rank': {'out': []},
-               'matrix_norm': {'out': []}, 'cond': {'out': []}})
+               'matrix_norm': {'out': []}, 'cond': {'out': []}, 'matrix_power': {}})
 LAPACK_ONLY = ('qr', 'eigh', 'svd', 'svdvals', 'lstsq', 'pinv', 'matrix_rank')
 # ops/conv.h: operand shapes a call accepts, by verb and parameter name (1x1 kernels, unit pooling windows).
 CONV = {'conv1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': [1, 1, 2]},

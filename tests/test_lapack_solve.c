@@ -933,6 +933,71 @@ static void test_norms(void)
     th_c128_release(cs);
 }
 
+/* ---- matrix_power ---- */
+
+static void test_matrix_power(void)
+{
+    for (int k = 0; k < 4; k++) {
+        th_dtype dt = dtypes[k];
+        th_tensor *A = random_matrix(dt, 4, SZ(2, 3, 4, 4), 2.0);
+        th_tensor *P0 = CALL(dt, matrix_power, (void *)A, 0), *P1 = CALL(dt, matrix_power, (void *)A, 1);
+        th_tensor *P5 = CALL(dt, matrix_power, (void *)A, 5), *Pm2 = CALL(dt, matrix_power, (void *)A, -2);
+        th_c128_tensor *I4 = th_c128_eye(4, 4), *Ib = th_c128_expand(I4, 4, SZ(2, 3, 4, 4));
+        CHECK(max_diff(P0, th_c128_base(Ib)) == 0);
+        CHECK(max_diff(P1, A) == 0);
+        th_tensor *A2 = product(A, A), *A4 = product(A2, A2), *A5 = product(A4, A);
+        double scale = 1;
+        th_c128_tensor *a5 = as_c128(A5);
+        for (int64_t i = 0; i < th_c128_numel(a5); i++) scale = fmax(scale, cabs(th_c128_data(a5)[i]));
+        CHECK(max_diff(P5, A5) < 20 * tol(dt) * scale);
+        /* A^-2 A^2 = I */
+        th_tensor *Q = Pm2 ? product(Pm2, A2) : NULL;
+        CHECK(max_diff(Q, th_c128_base(Ib)) < 50 * tol(dt));
+        th_tensor *tensors[] = {A, P0, P1, P5, Pm2, A2, A4, A5, Q};
+        for (size_t i = 0; i < sizeof tensors / sizeof *tensors; i++) th_tensor_release(tensors[i]);
+        th_c128_release(I4);
+        th_c128_release(Ib);
+        th_c128_release(a5);
+    }
+    /* closed form: the rotation by 90 degrees R has R^4 = I, R^-1 = R^3, R^(2^62 + 1) = R */
+    th_f64_tensor *R = th_f64_zeros(2, SZ(2, 2));
+    th_f64_set(R, SZ(0, 1), -1.0);
+    th_f64_set(R, SZ(1, 0), 1.0);
+    th_f64_tensor *R4 = th_f64_matrix_power(R, 4), *Rm1 = th_f64_matrix_power(R, -1), *R3 = th_f64_matrix_power(R, 3);
+    th_f64_tensor *Rb = th_f64_matrix_power(R, ((int64_t)1 << 62) + 1), *Rmin = th_f64_matrix_power(R, INT64_MIN);
+    th_f64_tensor *I2 = th_f64_eye(2, 2);
+    CHECK(R4 && max_diff(th_f64_base(R4), th_f64_base(I2)) == 0);
+    CHECK(Rm1 && R3 && max_diff(th_f64_base(Rm1), th_f64_base(R3)) == 0);
+    CHECK(Rb && max_diff(th_f64_base(Rb), th_f64_base(R)) == 0);
+    CHECK(Rmin && max_diff(th_f64_base(Rmin), th_f64_base(I2)) == 0); /* 2^63 is a multiple of 4 */
+    /* strided input and out; out overlapping A; an empty batch; 0 x 0 */
+    th_f64_tensor *Rt = th_f64_transpose(R, 0, 1), *o = th_f64_zeros(2, SZ(2, 4)), *ov = th_f64_narrow(o, 1, 1, 2);
+    CHECK(th_f64_matrix_power_out(ov, Rt, 3) == TH_OK && max_diff(th_f64_base(ov), th_f64_base(R)) == 0);
+    th_f64_tensor *ip = th_f64_clone(R);
+    CHECK(th_f64_matrix_power_out(ip, ip, 2) == TH_OK && th_f64_get(ip, SZ(0, 0)) == -1.0);
+    th_f64_tensor *E = th_f64_zeros(3, SZ(0, 3, 3)), *Z = th_f64_zeros(2, SZ(0, 0));
+    th_f64_tensor *e = th_f64_matrix_power(E, -3), *z = th_f64_matrix_power(Z, 0);
+    CHECK(e && th_f64_numel(e) == 0 && z && th_f64_numel(z) == 0);
+    /* a singular matrix: A^0 is I, a negative power is refused at its batch index */
+    th_f64_tensor *S = th_f64_ones(3, SZ(2, 2, 2));
+    th_f64_set(S, SZ(0, 1, 1), 2.0);
+    th_f64_tensor *s0 = th_f64_matrix_power(S, 0), *s2 = th_f64_matrix_power(S, 2);
+    CHECK(s0 && th_f64_get(s0, SZ(1, 0, 0)) == 1.0 && s2 && th_f64_get(s2, SZ(1, 0, 0)) == 2.0);
+    CHECK_NULL(th_f64_matrix_power(S, -1), TH_ERR_LINALG, "th_f64_matrix_power", "A is singular at batch index 1");
+    /* errors */
+    th_f64_tensor *N = th_f64_ones(2, SZ(2, 3)), *o3 = th_f64_zeros(1, SZ(3));
+    CHECK_NULL(th_f64_matrix_power(N, 2), TH_ERR_SHAPE, "th_f64_matrix_power", "A must be a square matrix");
+    CHECK_FAILS(th_f64_matrix_power_out(o3, R, 2), TH_ERR_SHAPE, "th_f64_matrix_power_out", "the result has shape (2, 2)");
+    CHECK_FAILS(th_f64_matrix_power_out(NULL, R, 2), TH_ERR_INVALID, "th_f64_matrix_power_out", "NULL out");
+    CHECK_NULL(th_f64_matrix_power(NULL, 2), TH_ERR_INVALID, "th_f64_matrix_power", "NULL A");
+    th_f32_tensor *f = th_f32_eye(2, 2);
+    CHECK_NULL(th_f64_matrix_power((th_f64_tensor *)f, 2), TH_ERR_DTYPE, "th_f64_matrix_power", "A is f32, not f64");
+    CHECK_FAILS(th_f64_matrix_power_out((th_f64_tensor *)f, R, 2), TH_ERR_DTYPE, "th_f64_matrix_power_out", "out is f32");
+    th_f32_release(f);
+    th_f64_tensor *fs[] = {R, R4, Rm1, R3, Rb, Rmin, I2, Rt, o, ov, ip, E, Z, e, z, S, s0, s2, N, o3};
+    for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) th_f64_release(fs[i]);
+}
+
 int main(void)
 {
     test_begin();
@@ -943,5 +1008,6 @@ int main(void)
     test_errors();
     test_least_squares();
     test_norms();
+    test_matrix_power();
     return test_end("lapack_solve");
 }

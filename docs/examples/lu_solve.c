@@ -1,7 +1,7 @@
 /* Factor once, solve many times with tensor.h: a least-squares fit through the Cholesky factor of the normal
  * equations (cholesky, then two triangular solves, and cholesky_solve in one call), lu_factor / lu_solve for a
  * square system with several right-hand sides, lstsq and pinv (LAPACK only: refused without it), a condition
- * number and a norm, and a singular
+ * number and a norm, a matrix's powers, and a singular
  * triangular matrix refused with its batch index.
  * Build: cc -std=c11 -I. docs/examples/lu_solve.c -lm  (add -DTH_USE_LAPACK ... -llapacke to use LAPACK) */
 #define TH_IMPLEMENTATION
@@ -66,6 +66,15 @@ int main(void)
     printf("cond_inf(G) = %.4g, |G|_F = %.4g\n", th_f64_get(kG, NULL), th_f64_get(fG, NULL));
     bad |= !(th_f64_get(kG, NULL) > 1.0) || !(th_f64_get(fG, NULL) > 0.0);
 
+    /* Powers: the rotation by 90 degrees has R^4 = I and R^-1 = R^3 (through inv). */
+    th_f64_tensor *Rot = th_f64_zeros(2, (int64_t[]){2, 2});
+    th_f64_set(Rot, (int64_t[]){0, 1}, -1.0);
+    th_f64_set(Rot, (int64_t[]){1, 0}, 1.0);
+    th_f64_tensor *R4 = th_f64_matrix_power(Rot, 4), *Rm1 = th_f64_matrix_power(Rot, -1), *R3 = th_f64_matrix_power(Rot, 3);
+    printf("R^4[0, 0] = %g, R^-1[0, 1] = %g = R^3[0, 1] = %g\n", th_f64_get(R4, (int64_t[]){0, 0}),
+           th_f64_get(Rm1, (int64_t[]){0, 1}), th_f64_get(R3, (int64_t[]){0, 1}));
+    bad |= th_f64_get(R4, (int64_t[]){0, 0}) != 1.0 || th_f64_get(Rm1, (int64_t[]){0, 1}) != th_f64_get(R3, (int64_t[]){0, 1});
+
     /* A square system factored once (P A = L U), then solved for two right-hand sides. */
     const double a[9] = {0, 2, 1, 4, 1, 0, 2, 3, 5}, b[6] = {3, 1, 5, 4, 10, 9};
     th_f64_tensor *A = th_f64_empty(2, (int64_t[]){3, 3}), *B = th_f64_empty(2, (int64_t[]){3, 2});
@@ -92,7 +101,7 @@ int main(void)
     th_f64_tensor *all[] = {X, y, Xt, G, r, L, Lt, w, c, c2, A, B, LU, Xs, AX, T, rhs};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) th_f64_release(all[i]);
     th_i32_release(pivots);
-    th_f64_tensor *more[] = {c3, res, S, Xp, kG, fG};
+    th_f64_tensor *more[] = {c3, res, S, Xp, kG, fG, Rot, R4, Rm1, R3};
     for (size_t i = 0; i < sizeof more / sizeof *more; i++) th_f64_release(more[i]);
     th_i64_release(rank);
     return bad;

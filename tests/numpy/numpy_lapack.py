@@ -127,6 +127,7 @@ def write(d):
         write_solvers(add, dt)
         write_least_squares(add, dt)
         write_norms(add, dt)
+        write_powers(add, dt)
 
     with open(os.path.join(d, 'cases.txt'), 'w') as f:
         f.writelines(lines)
@@ -241,6 +242,9 @@ def check(d):
             continue
         if op in NORMS:
             failures += check_norm(d, name, m, worst)
+            continue
+        if op == 'matrix_power':
+            failures += check_power(d, name, m, worst)
             continue
         ins = [np.load(os.path.join(d, '%s_in%d.npy' % (name, k))).astype(WIDE[dt]) for k in range(m['inputs'])]
         a = ins[0]
@@ -752,6 +756,61 @@ def check_norm(d, name, m, worst):
     if not ratio <= C:
         print('%s: differs from NumPy by %.3g x %s (bound %g)' % (name, ratio,
                                                                 'max(m, n) * eps' if op == 'matrix_norm' else 'n * cond * eps', C))
+        return 1
+    return 0
+
+
+# ---- matrix_power against numpy.linalg.matrix_power; flags is the power ----
+
+def write_powers(add, dt):
+    rng = np.random.default_rng(1518)
+    for n in (1, 4, 9):
+        for batch in ((), (2, 3)):
+            for fortran in (False, True):
+                for p in (0, 1, 2, 5, 12, -1, -3):
+                    tag = '%s_n%d_b%s_%s_p%d' % (dt, n, 'x'.join(map(str, batch)) or '0', 'F' if fortran else 'C', p)
+                    a = with_cond(rng, batch, n, dt, 4.0)  # |A| = 1, cond 4: A^p stays in range
+                    add('power_' + tag.replace('-', 'm'), 'matrix_power', dt, [a], fortran, flags=p)
+    a = rng.integers(-4, 5, (3, 4, 4)).astype(np.float64) + 8 * np.eye(4)
+    a[1, 2] = 0
+    add('power_singular_' + dt, 'matrix_power', dt, [a], error=1, flags=-2)
+
+
+def check_power(d, name, m, worst):
+    dt, p = m['dtype'], m.get('flags') or 0
+    a = np.load(os.path.join(d, '%s_in0.npy' % name)).astype(WIDE[dt])
+    err_path = os.path.join(d, 'out', name + '.err')
+    text = open(err_path).read().strip() if os.path.exists(err_path) else ''
+    if m['error'] is not None:
+        try:
+            np.linalg.matrix_power(a, p)
+            refused = False
+        except np.linalg.LinAlgError:
+            refused = True
+        want = 'at batch index %d' % m['error']
+        if not refused or not text.startswith('TH_ERR_LINALG th_%s_matrix_power: ' % dt) or want not in text:
+            print('%s: NumPy refused: %s; the library said %r (wanted TH_ERR_LINALG ... %s)' % (name, refused, text, want))
+            return 1
+        return 0
+    if text:
+        print('%s: the library refused: %s' % (name, text))
+        return 1
+    ref = np.linalg.matrix_power(a, p)
+    path = os.path.join(d, 'out', '%s_0.npy' % name)
+    got = np.load(path) if os.path.exists(path) else None
+    if got is None or got.shape != ref.shape or got.dtype != np.dtype(DTYPES[dt]):
+        print('%s: result %s; NumPy: %s' % (name, None if got is None else (got.dtype, got.shape), ref.shape))
+        return 1
+    n = a.shape[-1]
+    eps = np.finfo(DTYPES[dt]).eps
+    # each of the about 2 log2 |p| products adds n eps relative to |A|^k; A^-1 adds cond(A) = 4
+    steps = max(1, 2 * int(abs(p)).bit_length())
+    unit = steps * n * eps * (4.0 if p < 0 else 1.0) * max(1, abs(p))
+    scale = float(np.max(np.abs(ref), initial=0.0)) or 1.0
+    ratio = float(np.max(np.abs(got.astype(WIDE[dt]) - ref), initial=0.0)) / scale / unit
+    worst['matrix_power'] = max(worst.get('matrix_power', 0.0), ratio)
+    if not ratio <= C:
+        print('%s: differs from NumPy by %.3g x |p| * 2 log2 |p| * n * eps * max|ref| (bound %g)' % (name, ratio, C))
         return 1
     return 0
 
