@@ -1,5 +1,6 @@
 /* ops/lapack.h: dense linear algebra for f32, f64, c64 and c128: solve, inv, det, slogdet, cholesky, qr, eigh,
- * svd, svdvals. Stamped per
+ * svd, svdvals, solve_triangular, cholesky_solve, lu_factor, lu_solve, lstsq, pinv, matrix_rank, matrix_norm,
+ * cond, matrix_power. Stamped per
  * dtype through tensor_generic.h; each function here is a thin front door to its one dtype-independent
  * definition in ops/lapack_erased.h (LAPACKE with TH_USE_LAPACK, else the built-in LU / Cholesky there). */
 #if defined(TH_REAL_IS_F32) || defined(TH_REAL_IS_F64) || defined(TH_REAL_IS_C64) || defined(TH_REAL_IS_C128)
@@ -76,6 +77,74 @@ TH_API int TH_NAME(svd)(const TH_NAME(tensor) *A, TH_NAME(tensor) **U, TH__LA_PA
 TH_API int TH_NAME(svd_out)(TH_NAME(tensor) *U, TH__LA_PART *S, TH_NAME(tensor) *Vh, const TH_NAME(tensor) *A);
 TH_API TH__LA_PART *TH_NAME(svdvals)(const TH_NAME(tensor) *A);
 TH_API int TH_NAME(svdvals_out)(TH__LA_PART *out, const TH_NAME(tensor) *A);
+
+/* X with op(A) X = B (left) or X op(A) = B (not left), A (*, n, n) triangular: its upper triangle is read when
+ * upper, else its lower one (the other is not read); unitriangular: its diagonal is taken as 1 and not read. B is a
+ * batch of matrices, (*, n, k) (left) or (*, k, n); the batch dims of A and B broadcast; the result has B's
+ * matrix shape (torch.linalg.solve_triangular). A zero on the diagonal is TH_ERR_LINALG (A is singular) and inf or
+ * NaN in the triangle read is refused, naming the batch index and the element. LAPACK's trtrs, else the built-in
+ * substitution. */
+TH_API TH_NAME(tensor) *TH_NAME(solve_triangular)(const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, bool upper,
+                                                  bool left, bool unitriangular);
+TH_API int TH_NAME(solve_triangular_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, const TH_NAME(tensor) *B,
+                                         bool upper, bool left, bool unitriangular);
+/* X with A X = B where A = L L^H is given by its Cholesky factor L (*, n, n) (upper: A = U^H U, U given), as
+ * torch.cholesky_solve(B, L, upper); B (*, n, k), the batch dims broadcast. LAPACK's potrs. */
+TH_API TH_NAME(tensor) *TH_NAME(cholesky_solve)(const TH_NAME(tensor) *B, const TH_NAME(tensor) *L, bool upper);
+TH_API int TH_NAME(cholesky_solve_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *B, const TH_NAME(tensor) *L,
+                                       bool upper);
+/* P A = L U with partial pivoting of A (*, n, n), packed as torch.linalg.lu_factor: LU (*, n, n) holds U and L's
+ * strictly lower part (L's diagonal is 1), pivots (*, n) int32, 1-based (row i was swapped with row pivots[i] - 1,
+ * in order). A singular A is TH_ERR_LINALG, as for solve. lu_factor returns 0 or a negative status; *LU and
+ * *pivots (either may be NULL: not wanted) get new tensors, or NULL on error. LAPACK's getrf. */
+TH_API int TH_NAME(lu_factor)(const TH_NAME(tensor) *A, TH_NAME(tensor) **LU, th_i32_tensor **pivots);
+TH_API int TH_NAME(lu_factor_out)(TH_NAME(tensor) *LU, th_i32_tensor *pivots, const TH_NAME(tensor) *A);
+/* X with A X = B from lu_factor's LU and pivots (the batch of LU's), B (*, n, k); the batch dims of LU and B
+ * broadcast. A pivot outside 1..n is TH_ERR_INVALID. LAPACK's getrs. */
+TH_API TH_NAME(tensor) *TH_NAME(lu_solve)(const TH_NAME(tensor) *LU, const th_i32_tensor *pivots,
+                                          const TH_NAME(tensor) *B);
+TH_API int TH_NAME(lu_solve_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *LU, const th_i32_tensor *pivots,
+                                 const TH_NAME(tensor) *B);
+
+/* Least squares (LAPACK's gelsd, as torch.linalg.lstsq's default driver and NumPy's lstsq): X (*, n, k) minimising
+ * |A X - B| column by column, the minimum-norm one when A (*, m, n) is rank-deficient; B (*, m, k), the batch dims
+ * broadcast. Singular values at most rcond * the largest count as 0 (rcond < 0: eps of the dtype * max(m, n)).
+ * residuals (*, k) in the real dtype: the squared norms of the columns of A X - B when m > n (for a rank-deficient
+ * A too, where NumPy and torch give none), else (*, 0); rank (*) int64; S (*, min(m, n)) descending. lstsq returns
+ * 0 or a negative status; each pointer given (NULL: not wanted) gets a new tensor, or NULL on error. lstsq_out's
+ * residuals, rank and S may be NULL (not wanted), X may not. Needs LAPACK (as pinv and matrix_rank). */
+TH_API int TH_NAME(lstsq)(const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, double rcond, TH_NAME(tensor) **X,
+                          TH__LA_PART **residuals, th_i64_tensor **rank, TH__LA_PART **S);
+TH_API int TH_NAME(lstsq_out)(TH_NAME(tensor) *X, TH__LA_PART *residuals, th_i64_tensor *rank, TH__LA_PART *S,
+                              const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, double rcond);
+/* The pseudo-inverse (*, n, m) of A (*, m, n): singular values at most rtol * the largest are dropped (rtol < 0:
+ * eps of the dtype * max(m, n), torch.linalg.pinv's default). The minimum-norm least-squares solution of A X = I
+ * (gelsd). */
+TH_API TH_NAME(tensor) *TH_NAME(pinv)(const TH_NAME(tensor) *A, double rtol);
+TH_API int TH_NAME(pinv_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, double rtol);
+/* The number of singular values of each matrix of A (*, m, n) above rtol * its largest (rtol < 0: eps of the dtype
+ * * max(m, n), as torch.linalg.matrix_rank and NumPy), int64 of the batch's shape (0-d for one matrix). */
+TH_API th_i64_tensor *TH_NAME(matrix_rank)(const TH_NAME(tensor) *A, double rtol);
+TH_API int TH_NAME(matrix_rank_out)(th_i64_tensor *out, const TH_NAME(tensor) *A, double rtol);
+
+/* The matrix norm `ord` of every matrix of A (*, m, n), in the real dtype of the batch's shape (0-d for one matrix)
+ * (torch.linalg.matrix_norm, numpy.linalg.norm with a matrix ord). TH_NORM_FRO and the row / column sums (1, -1,
+ * inf, -inf) work in both builds and let NaN through as NumPy does; nuc, 2 and -2 take the singular values (LAPACK
+ * only; NaN refused as by svdvals). A norm over an empty set (the 1-norm of a matrix of no columns) is TH_ERR_SHAPE. */
+TH_API TH__LA_PART *TH_NAME(matrix_norm)(const TH_NAME(tensor) *A, th_norm_ord ord);
+TH_API int TH_NAME(matrix_norm_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, th_norm_ord ord);
+/* The condition number of every matrix of A in the norm `ord` (torch.linalg.cond, numpy.linalg.cond): for
+ * TH_NORM_2 (their default) and TH_NORM_NEG_2 the ratio of A's extreme singular values (any m x n; LAPACK only),
+ * else |A| |A^-1| of a square A (A^-1 through the LU factorisation, in both builds; nuc needs LAPACK). inf for a
+ * singular matrix, as NumPy and torch; an empty matrix is TH_ERR_SHAPE. In the real dtype of the batch's shape. */
+TH_API TH__LA_PART *TH_NAME(cond)(const TH_NAME(tensor) *A, th_norm_ord ord);
+TH_API int TH_NAME(cond_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, th_norm_ord ord);
+
+/* A^n of every matrix of A (*, m, m) (torch.linalg.matrix_power, numpy.linalg.matrix_power): the identity for n = 0,
+ * repeated squaring with matmul for n > 0, (A^-1)^|n| for n < 0 (a singular A is then TH_ERR_LINALG, as inv).
+ * Works in both builds. */
+TH_API TH_NAME(tensor) *TH_NAME(matrix_power)(const TH_NAME(tensor) *A, int64_t n);
+TH_API int TH_NAME(matrix_power_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, int64_t n);
 
 #else /* definitions */
 
@@ -220,6 +289,176 @@ TH_API int TH_NAME(svdvals_out)(TH__LA_PART *out, const TH_NAME(tensor) *A)
     if (TH__LA_WRONG_PART(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(svdvals_out), "NULL out");
     return th__la_svd(TH__FN(svdvals_out), TH_DT_ENUM, TH__B(A), NULL, TH__B(out), NULL, false, NULL, NULL, NULL);
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(solve_triangular)(const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, bool upper,
+                                                  bool left, bool unitriangular)
+{
+    if (TH__WRONG_DTYPE(A) || TH__WRONG_DTYPE(B)) return NULL;
+    return TH__T(th__la_solve_triangular(TH__FN(solve_triangular), TH_DT_ENUM, NULL, TH__B(A), TH__B(B), upper, left,
+                                         unitriangular));
+}
+
+TH_API int TH_NAME(solve_triangular_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, const TH_NAME(tensor) *B,
+                                         bool upper, bool left, bool unitriangular)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(A) || TH__WRONG_DTYPE(B)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(solve_triangular_out), "NULL out");
+    return TH_PRIVATE(la_done)(th__la_solve_triangular(TH__FN(solve_triangular_out), TH_DT_ENUM, TH__B(out), TH__B(A),
+                                                       TH__B(B), upper, left, unitriangular));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(cholesky_solve)(const TH_NAME(tensor) *B, const TH_NAME(tensor) *L, bool upper)
+{
+    if (TH__WRONG_DTYPE(B) || TH__WRONG_DTYPE(L)) return NULL;
+    return TH__T(th__la_cholesky_solve(TH__FN(cholesky_solve), TH_DT_ENUM, NULL, TH__B(B), TH__B(L), upper));
+}
+
+TH_API int TH_NAME(cholesky_solve_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *B, const TH_NAME(tensor) *L,
+                                       bool upper)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(B) || TH__WRONG_DTYPE(L)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(cholesky_solve_out), "NULL out");
+    return TH_PRIVATE(la_done)(
+        th__la_cholesky_solve(TH__FN(cholesky_solve_out), TH_DT_ENUM, TH__B(out), TH__B(B), TH__B(L), upper));
+}
+
+TH_API int TH_NAME(lu_factor)(const TH_NAME(tensor) *A, TH_NAME(tensor) **LU, th_i32_tensor **pivots)
+{
+    if (LU) *LU = NULL;
+    if (pivots) *pivots = NULL;
+    if (TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    return th__la_lu_factor(TH__FN(lu_factor), TH_DT_ENUM, TH__B(A), NULL, NULL, (th_tensor **)LU,
+                            (th_tensor **)pivots);
+}
+
+TH_API int TH_NAME(lu_factor_out)(TH_NAME(tensor) *LU, th_i32_tensor *pivots, const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(LU) || th__dtype_mismatch(__func__, "pivots", TH__B(pivots), TH_I32) || TH__WRONG_DTYPE(A))
+        return TH_ERR_DTYPE;
+    if (!LU || !pivots) return th__fail(TH_ERR_INVALID, TH__FN(lu_factor_out), "NULL %s", LU ? "pivots" : "LU");
+    return th__la_lu_factor(TH__FN(lu_factor_out), TH_DT_ENUM, TH__B(A), TH__B(LU), TH__B(pivots), NULL, NULL);
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(lu_solve)(const TH_NAME(tensor) *LU, const th_i32_tensor *pivots,
+                                          const TH_NAME(tensor) *B)
+{
+    if (TH__WRONG_DTYPE(LU) || th__dtype_mismatch(__func__, "pivots", TH__B(pivots), TH_I32) || TH__WRONG_DTYPE(B))
+        return NULL;
+    return TH__T(th__la_lu_solve(TH__FN(lu_solve), TH_DT_ENUM, NULL, TH__B(LU), TH__B(pivots), TH__B(B)));
+}
+
+TH_API int TH_NAME(lu_solve_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *LU, const th_i32_tensor *pivots,
+                                 const TH_NAME(tensor) *B)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(LU) || th__dtype_mismatch(__func__, "pivots", TH__B(pivots), TH_I32) ||
+        TH__WRONG_DTYPE(B))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(lu_solve_out), "NULL out");
+    return TH_PRIVATE(la_done)(
+        th__la_lu_solve(TH__FN(lu_solve_out), TH_DT_ENUM, TH__B(out), TH__B(LU), TH__B(pivots), TH__B(B)));
+}
+
+TH_API int TH_NAME(lstsq)(const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, double rcond, TH_NAME(tensor) **X,
+                          TH__LA_PART **residuals, th_i64_tensor **rank, TH__LA_PART **S)
+{
+    if (X) *X = NULL;
+    if (residuals) *residuals = NULL;
+    if (rank) *rank = NULL;
+    if (S) *S = NULL;
+    if (TH__WRONG_DTYPE(A) || TH__WRONG_DTYPE(B)) return TH_ERR_DTYPE;
+    th_tensor *outs[4] = {NULL, NULL, NULL, NULL};
+    th_tensor **to[4] = {(th_tensor **)X, (th_tensor **)residuals, (th_tensor **)rank, (th_tensor **)S};
+    return th__la_lstsq(TH__FN(lstsq), TH_DT_ENUM, TH__B(A), TH__B(B), rcond, false, outs, to);
+}
+
+TH_API int TH_NAME(lstsq_out)(TH_NAME(tensor) *X, TH__LA_PART *residuals, th_i64_tensor *rank, TH__LA_PART *S,
+                              const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, double rcond)
+{
+    if (TH__WRONG_DTYPE(X) || TH__LA_WRONG_PART(residuals) || th__dtype_mismatch(__func__, "rank", TH__B(rank), TH_I64) ||
+        TH__LA_WRONG_PART(S) || TH__WRONG_DTYPE(A) || TH__WRONG_DTYPE(B))
+        return TH_ERR_DTYPE;
+    if (!X) return th__fail(TH_ERR_INVALID, TH__FN(lstsq_out), "NULL X");
+    th_tensor *outs[4] = {TH__B(X), TH__B(residuals), TH__B(rank), TH__B(S)};
+    th_tensor **to[4] = {NULL, NULL, NULL, NULL};
+    return th__la_lstsq(TH__FN(lstsq_out), TH_DT_ENUM, TH__B(A), TH__B(B), rcond, false, outs, to);
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(pinv)(const TH_NAME(tensor) *A, double rtol)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    th_tensor *r = NULL, *outs[4] = {NULL, NULL, NULL, NULL};
+    th_tensor **to[4] = {&r, NULL, NULL, NULL};
+    th__la_lstsq(TH__FN(pinv), TH_DT_ENUM, TH__B(A), NULL, rtol, true, outs, to);
+    return TH__T(r);
+}
+
+TH_API int TH_NAME(pinv_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, double rtol)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(pinv_out), "NULL out");
+    th_tensor *outs[4] = {TH__B(out), NULL, NULL, NULL};
+    th_tensor **to[4] = {NULL, NULL, NULL, NULL};
+    return th__la_lstsq(TH__FN(pinv_out), TH_DT_ENUM, TH__B(A), NULL, rtol, true, outs, to);
+}
+
+TH_API th_i64_tensor *TH_NAME(matrix_rank)(const TH_NAME(tensor) *A, double rtol)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    return (th_i64_tensor *)th__la_matrix_rank(TH__FN(matrix_rank), TH_DT_ENUM, NULL, TH__B(A), rtol);
+}
+
+TH_API int TH_NAME(matrix_rank_out)(th_i64_tensor *out, const TH_NAME(tensor) *A, double rtol)
+{
+    if (th__dtype_mismatch(__func__, "out", TH__B(out), TH_I64) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(matrix_rank_out), "NULL out");
+    return TH_PRIVATE(la_done)(th__la_matrix_rank(TH__FN(matrix_rank_out), TH_DT_ENUM, TH__B(out), TH__B(A), rtol));
+}
+
+TH_API TH__LA_PART *TH_NAME(matrix_norm)(const TH_NAME(tensor) *A, th_norm_ord ord)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    return (TH__LA_PART *)th__la_matrix_norm(TH__FN(matrix_norm), TH_DT_ENUM, NULL, TH__B(A), ord);
+}
+
+TH_API int TH_NAME(matrix_norm_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, th_norm_ord ord)
+{
+    if (TH__LA_WRONG_PART(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(matrix_norm_out), "NULL out");
+    return TH_PRIVATE(la_done)(th__la_matrix_norm(TH__FN(matrix_norm_out), TH_DT_ENUM, TH__B(out), TH__B(A), ord));
+}
+
+TH_API TH__LA_PART *TH_NAME(cond)(const TH_NAME(tensor) *A, th_norm_ord ord)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    return (TH__LA_PART *)th__la_cond(TH__FN(cond), TH_DT_ENUM, NULL, TH__B(A), ord);
+}
+
+TH_API int TH_NAME(cond_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, th_norm_ord ord)
+{
+    if (TH__LA_WRONG_PART(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(cond_out), "NULL out");
+    return TH_PRIVATE(la_done)(th__la_cond(TH__FN(cond_out), TH_DT_ENUM, TH__B(out), TH__B(A), ord));
+}
+
+/* matrix_power's products: this dtype's matmul, in the erased signature. */
+static int TH_PRIVATE(la_matmul)(th_tensor *out, const th_tensor *a, const th_tensor *b)
+{
+    return TH_NAME(matmul_out)(TH__T(out), (const TH_NAME(tensor) *)a, (const TH_NAME(tensor) *)b);
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(matrix_power)(const TH_NAME(tensor) *A, int64_t n)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    return TH__T(th__la_matrix_power(TH__FN(matrix_power), TH_DT_ENUM, NULL, TH__B(A), n, TH_PRIVATE(la_matmul)));
+}
+
+TH_API int TH_NAME(matrix_power_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, int64_t n)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(matrix_power_out), "NULL out");
+    return TH_PRIVATE(la_done)(
+        th__la_matrix_power(TH__FN(matrix_power_out), TH_DT_ENUM, TH__B(out), TH__B(A), n, TH_PRIVATE(la_matmul)));
 }
 
 #endif /* definitions */

@@ -1,7 +1,8 @@
-/* ops/lapack_erased.h: dense linear algebra (solve, inv, det, slogdet, cholesky, qr, eigh, svd, svdvals), each
- * written once over th_tensor * and a dtype (f32, f64, c64, c128), dispatching to LAPACKE's s, d, c or z routine
- * when built with TH_USE_LAPACK, else (solve, inv, det, slogdet, cholesky) to the small unblocked LU with partial
- * pivoting and Cholesky here; qr, eigh and svd then refuse, naming the build option. The typed front doors are in
+/* ops/lapack_erased.h: dense linear algebra (solve, inv, det, slogdet, cholesky, qr, eigh, svd, svdvals,
+ * solve_triangular, cholesky_solve, lu_factor, lu_solve), each written once over th_tensor * and a dtype (f32, f64,
+ * c64, c128), dispatching to LAPACKE's s, d, c or z routine when built with TH_USE_LAPACK, else (all but qr, eigh,
+ * svd, svdvals) to the small unblocked LU with partial pivoting, Cholesky and triangular substitution here; qr,
+ * eigh and svd then refuse, naming the build option. The typed front doors are in
  * ops/lapack.h. Included twice by tensor.h: declarations, then (TH__DEFINING) the definitions.
  *
  * Layout: LAPACK is column-major. Every op copies its input once (LAPACK overwrites it) into a contiguous
@@ -13,6 +14,20 @@
 /* Whether this build factors through LAPACKE (TH_USE_LAPACK). Without it solve, inv, det, slogdet and cholesky
  * run the built-in unblocked LU / Cholesky; qr, eigh, svd and svdvals refuse with TH_ERR_UNSUPPORTED. */
 TH_API bool th_linalg_lapack(void);
+
+/* Which matrix norm matrix_norm and cond take (NumPy's ord, torch.linalg's ord): Frobenius, nuclear (the sum of the
+ * singular values), the largest (1) or smallest (-1) column sum of |a|, the largest (2) or smallest (-2) singular
+ * value, the largest (inf) or smallest (-inf) row sum of |a|. */
+typedef enum th_norm_ord {
+    TH_NORM_FRO,
+    TH_NORM_NUC,
+    TH_NORM_1,
+    TH_NORM_NEG_1,
+    TH_NORM_2,
+    TH_NORM_NEG_2,
+    TH_NORM_INF,
+    TH_NORM_NEG_INF
+} th_norm_ord;
 
 #else
 
@@ -969,6 +984,780 @@ TH__MAYBE_UNUSED static int th__la_svd(const char *fn, th_dtype dt, const th_ten
     th_tensor_release(w);
     return th__la_hand_over(status, 3, res, to);
 #endif
+}
+
+/* ---- triangular solves, cholesky_solve, lu_factor / lu_solve: LAPACK's trtrs, potrs, getrf and getrs, or the
+ * built-in substitution below (every one of them works without LAPACK) ---- */
+
+/* The element (i, j) of op(A), A n x n column-major: A (trans 0), A^T (1) or A^H (2). */
+TH__MAYBE_UNUSED static th__mm_complex th__la_op_at(th_dtype dt, const void *a, int64_t n, int trans, int64_t i,
+                                                    int64_t j)
+{
+    if (trans == 0) return th__la_get(dt, a, i + j * n);
+    th__mm_complex z = th__la_get(dt, a, j + i * n);
+    if (trans == 2) z.im = -z.im;
+    return z;
+}
+
+/* op(A) X = B by substitution, A n x n column-major and triangular (upper: its upper triangle is read, else its
+ * lower one; unit: its diagonal is taken as 1 and not read), B n x nrhs column-major (leading dimension n),
+ * solved in place. LAPACK's trtrs without the singularity check (the callers check the diagonal first). */
+TH__MAYBE_UNUSED static void th__la_trtrs_builtin(th_dtype dt, bool upper, int trans, bool unit, int64_t n,
+                                                  int64_t nrhs, const void *a, void *b)
+{
+    bool up = upper != (trans != 0); /* op(A)'s own triangle */
+    for (int64_t c = 0; c < nrhs; c++) {
+        int64_t o = c * n;
+        for (int64_t s = 0; s < n; s++) {
+            int64_t j = up ? n - 1 - s : s, k0 = up ? j + 1 : 0, k1 = up ? n : j;
+            th__mm_complex x = th__la_get(dt, b, o + j);
+            for (int64_t k = k0; k < k1; k++) {
+                th__mm_complex p = th__la_mul(th__la_op_at(dt, a, n, trans, j, k), th__la_get(dt, b, o + k));
+                x.re -= p.re;
+                x.im -= p.im;
+            }
+            if (!unit) x = th__la_div(x, th__la_op_at(dt, a, n, trans, j, j));
+            th__la_put(dt, b, o + j, x);
+        }
+    }
+}
+
+TH__MAYBE_UNUSED static int th__la_trtrs(th_dtype dt, bool upper, int trans, bool unit, int64_t n, int64_t nrhs,
+                                         const void *a, void *b)
+{
+#ifdef TH_USE_LAPACK
+    lapack_int m = (lapack_int)n, k = (lapack_int)nrhs;
+    char u = upper ? 'U' : 'L', t = trans == 0 ? 'N' : trans == 1 ? 'T' : 'C', d = unit ? 'U' : 'N';
+    switch (dt) {
+    case TH_F32: return LAPACKE_strtrs_work(LAPACK_COL_MAJOR, u, t, d, m, k, (const float *)a, m, (float *)b, m);
+    case TH_F64: return LAPACKE_dtrtrs_work(LAPACK_COL_MAJOR, u, t, d, m, k, (const double *)a, m, (double *)b, m);
+    case TH_C64: return LAPACKE_ctrtrs_work(LAPACK_COL_MAJOR, u, t, d, m, k, a, m, b, m);
+    default: return LAPACKE_ztrtrs_work(LAPACK_COL_MAJOR, u, t, d, m, k, a, m, b, m);
+    }
+#else
+    th__la_trtrs_builtin(dt, upper, trans, unit, n, nrhs, a, b);
+    return 0;
+#endif
+}
+
+/* A X = B with A = L L^H (upper: U^H U) given its factor, column-major, in place in B. */
+TH__MAYBE_UNUSED static int th__la_potrs(th_dtype dt, bool upper, int64_t n, int64_t nrhs, const void *f, void *b)
+{
+#ifdef TH_USE_LAPACK
+    lapack_int m = (lapack_int)n, k = (lapack_int)nrhs;
+    char u = upper ? 'U' : 'L';
+    switch (dt) {
+    case TH_F32: return LAPACKE_spotrs_work(LAPACK_COL_MAJOR, u, m, k, (const float *)f, m, (float *)b, m);
+    case TH_F64: return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, u, m, k, (const double *)f, m, (double *)b, m);
+    case TH_C64: return LAPACKE_cpotrs_work(LAPACK_COL_MAJOR, u, m, k, f, m, b, m);
+    default: return LAPACKE_zpotrs_work(LAPACK_COL_MAJOR, u, m, k, f, m, b, m);
+    }
+#else
+    /* L L^H x = b: L y = b, then L^H x = y (U^H U: U^H y = b, then U x = y) */
+    th__la_trtrs_builtin(dt, upper, upper ? 2 : 0, false, n, nrhs, f, b);
+    th__la_trtrs_builtin(dt, upper, upper ? 0 : 2, false, n, nrhs, f, b);
+    return 0;
+#endif
+}
+
+/* Before a solve with a factor (matrix `index` of the batch, n x n column-major): every element the solve reads
+ * (part 0: the lower triangle, 1: the upper one, 2: all of it; the diagonal unless unit) is finite, and no
+ * diagonal element is 0. The errors name the function, the batch index and the element. */
+TH__MAYBE_UNUSED static int th__la_check_factor(const char *fn, const char *name, th_dtype dt, int nb, int64_t index,
+                                                int64_t n, const void *a, int part, bool unit)
+{
+    char where[64];
+    for (int64_t j = 0; j < n; j++) {
+        int64_t i0 = part == 0 ? j : 0, i1 = part == 1 ? j + 1 : n;
+        for (int64_t i = i0; i < i1; i++) {
+            if (unit && i == j) continue;
+            th__mm_complex z = th__la_get(dt, a, i + j * n);
+            if (!isfinite(z.re) || !isfinite(z.im))
+                return th__fail(TH_ERR_LINALG, fn, "%s holds inf or NaN%s: %s[%lld, %lld] is %g%+gi", name,
+                                th__la_where(nb, index, where, sizeof where), name, (long long)i, (long long)j, z.re,
+                                z.im);
+        }
+    }
+    for (int64_t j = 0; !unit && j < n; j++) {
+        th__mm_complex z = th__la_get(dt, a, j + j * n);
+        if (z.re == 0.0 && z.im == 0.0)
+            return th__fail(TH_ERR_LINALG, fn, "%s is singular%s: its diagonal element %lld (%s[%lld, %lld]) is 0", name,
+                            th__la_where(nb, index, where, sizeof where), (long long)j, name, (long long)j,
+                            (long long)j);
+    }
+    return TH_OK;
+}
+
+/* B (*, r, c) is a matrix or a batch of them whose dim `dim` (-2 or -1) is n, its other side at most INT_MAX. */
+TH__MAYBE_UNUSED static int th__la_check_rhs(const char *fn, const char *an, const th_tensor *a, const th_tensor *b,
+                                             int dim, int64_t n)
+{
+    char sa[160], sb[160];
+    if (b->ndim < 2 || b->sizes[b->ndim + dim] != n) {
+        th__shape_string(a->ndim, a->sizes, sa, sizeof sa);
+        th__shape_string(b->ndim, b->sizes, sb, sizeof sb);
+        return th__fail(TH_ERR_SHAPE, fn, "%s has shape %s and B %s: B must be %s", an, sa, sb,
+                        dim == -2 ? (n == 0 ? "(*, 0, k)" : "(*, n, k) with n A's size")
+                                  : (n == 0 ? "(*, k, 0)" : "(*, k, n) with n A's size"));
+    }
+    int64_t k = b->sizes[b->ndim + (dim == -2 ? -1 : -2)];
+    if (k > INT_MAX) {
+        th__shape_string(b->ndim, b->sizes, sb, sizeof sb);
+        return th__fail(TH_ERR_SHAPE, fn, "B has shape %s: LAPACK takes at most %d right-hand sides", sb, INT_MAX);
+    }
+    return TH_OK;
+}
+
+/* The result of a solve with B's matrix shape (r x c) and the batch bs (nb dims). */
+TH__MAYBE_UNUSED static th_tensor *th__la_solve_result(const char *fn, th_tensor *out, th_dtype dt, int nb,
+                                                       const int64_t *bs, int64_t r, int64_t c)
+{
+    int64_t sizes[TH_MAX_DIMS + 2];
+    for (int d = 0; d < nb; d++) sizes[d] = bs[d];
+    sizes[nb] = r;
+    sizes[nb + 1] = c;
+    return th__result(fn, out, dt, nb + 2, sizes);
+}
+
+/* Copies the solution x (a scratch batch, bs x k x n: column-major n x k matrices when colmajor, else row-major
+ * k x n ones) into result, and releases what the solve held. Returns result, or NULL (released) on error. */
+TH__MAYBE_UNUSED static th_tensor *th__la_solve_finish(const char *fn, th_tensor *result, th_tensor *x, bool colmajor,
+                                                       int nb, int status, th_tensor *f, void *mem)
+{
+    if (status == TH_OK) {
+        th_tensor *v = colmajor ? th__transpose(fn, x, nb, nb + 1) : th_tensor_retain(x);
+        status = v ? th__copy(fn, result, v) : th_last_status();
+        th_tensor_release(v);
+    }
+    free(mem);
+    th_tensor_release(x);
+    th_tensor_release(f);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* X with op(A) X = B (left) or X op(A) = B (right), A triangular: (*, n, n), B (*, n, k) or (*, k, n). A's
+ * column-major copy is solved with trans 'N' (left) or 'T' (right: X A = B is A^T X^T = B^T, and B's row-major
+ * copy is B^T column-major, the solution X^T column-major is X row-major). */
+TH__MAYBE_UNUSED static th_tensor *th__la_solve_triangular(const char *fn, th_dtype dt, th_tensor *out,
+                                                           const th_tensor *a, const th_tensor *b, bool upper,
+                                                           bool left, bool unit)
+{
+    if (th__la_check_square(fn, "A", a, dt) || th__mm_check_input(fn, "B", b, dt)) return NULL;
+    int64_t n = a->sizes[a->ndim - 1];
+    if (th__la_check_rhs(fn, "A", a, b, left ? -2 : -1, n)) return NULL;
+    int64_t k = b->sizes[b->ndim - (left ? 1 : 2)];
+    int nb = 0;
+    int64_t bs[TH_MAX_DIMS + 1];
+    if (th__la_batch(fn, a, a->ndim - 2, b, b->ndim - 2, &nb, bs)) return NULL;
+    th_tensor *result = th__la_solve_result(fn, out, dt, nb, bs, left ? n : k, left ? k : n);
+    if (!result || th__numel(result) == 0) return result;
+    th_tensor *f = th__la_pack(fn, a, nb, bs, n, n, true);
+    th_tensor *x = f ? (left ? th__la_pack(fn, b, nb, bs, n, k, true) : th__la_pack(fn, b, nb, bs, k, n, false))
+                     : NULL;
+    int status = x ? TH_OK : th_last_status();
+    int64_t batch = th__numel(result) / (n * k);
+    size_t es = th__dtype_traits[dt].size;
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        const char *m = (const char *)th_tensor_data(f) + (size_t)(i * n * n) * es;
+        status = th__la_check_factor(fn, "A", dt, nb, i, n, m, upper ? 1 : 0, unit);
+        if (status) break;
+        int info = th__la_trtrs(dt, upper, left ? 0 : 1, unit, n, k, m,
+                                (char *)th_tensor_data(x) + (size_t)(i * n * k) * es);
+        if (info) status = th__la_refused(fn, "trtrs", info);
+    }
+    return th__la_solve_finish(fn, result, x, left, nb, status, f, NULL);
+}
+
+/* X with A X = B, A = L L^H (upper: U^H U) given by its factor (*, n, n); B (*, n, k). LAPACK's potrs. */
+TH__MAYBE_UNUSED static th_tensor *th__la_cholesky_solve(const char *fn, th_dtype dt, th_tensor *out,
+                                                         const th_tensor *b, const th_tensor *l, bool upper)
+{
+    if (th__mm_check_input(fn, "B", b, dt) || th__la_check_square(fn, "L", l, dt)) return NULL;
+    int64_t n = l->sizes[l->ndim - 1];
+    if (th__la_check_rhs(fn, "L", l, b, -2, n)) return NULL;
+    int64_t k = b->sizes[b->ndim - 1];
+    int nb = 0;
+    int64_t bs[TH_MAX_DIMS + 1];
+    if (th__la_batch(fn, l, l->ndim - 2, b, b->ndim - 2, &nb, bs)) return NULL;
+    th_tensor *result = th__la_solve_result(fn, out, dt, nb, bs, n, k);
+    if (!result || th__numel(result) == 0) return result;
+    th_tensor *f = th__la_pack(fn, l, nb, bs, n, n, true);
+    th_tensor *x = f ? th__la_pack(fn, b, nb, bs, n, k, true) : NULL;
+    int status = x ? TH_OK : th_last_status();
+    int64_t batch = th__numel(result) / (n * k);
+    size_t es = th__dtype_traits[dt].size;
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        const char *m = (const char *)th_tensor_data(f) + (size_t)(i * n * n) * es;
+        status = th__la_check_factor(fn, "L", dt, nb, i, n, m, upper ? 1 : 0, false);
+        if (status) break;
+        int info = th__la_potrs(dt, upper, n, k, m, (char *)th_tensor_data(x) + (size_t)(i * n * k) * es);
+        if (info) status = th__la_refused(fn, "potrs", info);
+    }
+    return th__la_solve_finish(fn, result, x, true, nb, status, f, NULL);
+}
+
+/* P A = L U of every (square) matrix of A: LU (*, n, n) holding L's strictly lower part (its unit diagonal not
+ * stored) and U, and pivots (*, n) int32, 1-based (row i was swapped with row pivots[i] - 1), LAPACK's and
+ * torch.linalg.lu_factor's convention. A singular matrix (an exactly zero pivot) or inf / NaN reaching a pivot is
+ * TH_ERR_LINALG, as solve's. */
+TH__MAYBE_UNUSED static int th__la_lu_factor(const char *fn, th_dtype dt, const th_tensor *a, th_tensor *out_lu,
+                                             th_tensor *out_piv, th_tensor **lu, th_tensor **piv)
+{
+    if (th__la_check_square(fn, "A", a, dt)) return th_last_status();
+    int nb = a->ndim - 2;
+    int64_t n = a->sizes[nb];
+    int64_t sizes[2][TH_MAX_DIMS];
+    for (int d = 0; d < nb + 2; d++) sizes[0][d] = sizes[1][d] = a->sizes[d];
+    th_tensor *outs[2] = {out_lu, out_piv}, *res[2];
+    const th_dtype dts[2] = {dt, TH_I32};
+    const int ndims[2] = {nb + 2, nb + 1};
+    const bool wanted[2] = {true, true};
+    th_tensor **to[2] = {lu, piv};
+    if (th__la_results(fn, 2, outs, dts, ndims, sizes, wanted, res)) return th_last_status();
+    if (th__numel(res[0]) == 0) return th__la_hand_over(TH_OK, 2, res, to);
+    th_tensor *w = th__la_pack(fn, a, nb, a->sizes, n, n, true);
+    th__la_int *ipiv = w ? (th__la_int *)malloc((size_t)n * sizeof *ipiv) : NULL;
+    int status = ipiv ? TH_OK : w ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld pivots", (long long)n)
+                                  : th_last_status();
+    int64_t batch = th__numel(res[0]) / (n * n);
+    size_t es = th__dtype_traits[dt].size;
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        char *m = (char *)th_tensor_data(w) + (size_t)(i * n * n) * es;
+        status = th__la_check_lu(fn, dt, nb, i, n, m, th__la_getrf(dt, n, m, ipiv));
+        for (int64_t j = 0; status == TH_OK && j < n; j++) {
+            int32_t p = (int32_t)ipiv[j];
+            memcpy(th__la_at(res[1], i * n + j), &p, sizeof p);
+        }
+    }
+    if (status == TH_OK) status = th__la_unpack(fn, res[0], w, nb, n, n);
+    free(ipiv);
+    th_tensor_release(w);
+    return th__la_hand_over(status, 2, res, to);
+}
+
+/* X with A X = B from lu_factor's LU (*, n, n) and pivots (*, n) (int32, 1-based, the batch of LU's), B (*, n, k);
+ * LU's and B's batch dims broadcast. Pivots out of 1..n are refused (TH_ERR_INVALID) before LAPACK sees them. */
+TH__MAYBE_UNUSED static th_tensor *th__la_lu_solve(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *lu,
+                                                   const th_tensor *piv, const th_tensor *b)
+{
+    if (th__la_check_square(fn, "LU", lu, dt) || th__mm_check_input(fn, "pivots", piv, TH_I32) ||
+        th__mm_check_input(fn, "B", b, dt))
+        return NULL;
+    int nb0 = lu->ndim - 2;
+    int64_t n = lu->sizes[nb0];
+    bool fits = piv->ndim == nb0 + 1;
+    for (int d = 0; fits && d <= nb0; d++) fits = piv->sizes[d] == (d < nb0 ? lu->sizes[d] : n);
+    if (!fits) {
+        char sl[160], sp[160];
+        th__shape_string(lu->ndim, lu->sizes, sl, sizeof sl);
+        th__shape_string(piv->ndim, piv->sizes, sp, sizeof sp);
+        return th__fail(TH_ERR_SHAPE, fn, "LU has shape %s and pivots %s: pivots must be LU's shape without its last "
+                        "dim", sl, sp), NULL;
+    }
+    if (th__la_check_rhs(fn, "LU", lu, b, -2, n)) return NULL;
+    int64_t k = b->sizes[b->ndim - 1];
+    int nb = 0;
+    int64_t bs[TH_MAX_DIMS + 1];
+    if (th__la_batch(fn, lu, nb0, b, b->ndim - 2, &nb, bs)) return NULL;
+    th_tensor *result = th__la_solve_result(fn, out, dt, nb, bs, n, k);
+    if (!result || th__numel(result) == 0) return result;
+    bs[nb] = n;
+    th_tensor *pe = th__expand(fn, piv, nb + 1, bs);
+    th_tensor *f = pe ? th__la_pack(fn, lu, nb, bs, n, n, true) : NULL;
+    th_tensor *x = f ? th__la_pack(fn, b, nb, bs, n, k, true) : NULL;
+    th__la_int *ipiv = x ? (th__la_int *)malloc((size_t)n * sizeof *ipiv) : NULL;
+    int status = ipiv ? TH_OK : x ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld pivots", (long long)n)
+                                  : th_last_status();
+    int64_t batch = th__numel(result) / (n * k);
+    size_t es = th__dtype_traits[dt].size;
+    char where[64];
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        for (int64_t j = 0; status == TH_OK && j < n; j++) {
+            int32_t p;
+            memcpy(&p, th__la_at(pe, i * n + j), sizeof p);
+            if (p < 1 || p > n)
+                status = th__fail(TH_ERR_INVALID, fn, "pivots[%lld] is %d%s: a pivot must be in 1..%lld", (long long)j,
+                                  (int)p, th__la_where(nb, i, where, sizeof where), (long long)n);
+            ipiv[j] = (th__la_int)p;
+        }
+        const char *m = (const char *)th_tensor_data(f) + (size_t)(i * n * n) * es;
+        if (status == TH_OK) status = th__la_check_factor(fn, "LU", dt, nb, i, n, m, 2, false);
+        if (status) break;
+        int info = th__la_getrs(dt, false, n, k, m, ipiv, (char *)th_tensor_data(x) + (size_t)(i * n * k) * es);
+        if (info) status = th__la_refused(fn, "getrs", info);
+    }
+    th_tensor_release(pe);
+    return th__la_solve_finish(fn, result, x, true, nb, status, f, ipiv);
+}
+
+/* ---- least squares and the SVD's tolerances: lstsq, pinv (LAPACK's gelsd), matrix_rank (gesdd's values);
+ * LAPACK only ---- */
+
+/* The relative tolerance below which singular values count as 0: rtol, or (rtol < 0: not given) eps of the dtype
+ * times max(m, n), as torch.linalg's and NumPy's defaults. */
+TH__MAYBE_UNUSED static double th__la_rtol(th_dtype dt, double rtol, int64_t m, int64_t n)
+{
+    if (rtol >= 0) return rtol;
+    double eps = dt == TH_F32 || dt == TH_C64 ? (double)FLT_EPSILON : DBL_EPSILON;
+    return eps * (double)(m > n ? m : n);
+}
+
+/* Every element of matrix `index` of a batch is finite: p (rows x cols, column-major, leading dimension ld), or,
+ * when p is NULL, matrix `index` of the tensor t. */
+TH__MAYBE_UNUSED static int th__la_check_finite(const char *fn, const char *name, th_dtype dt, int nb, int64_t index,
+                                                int64_t rows, int64_t cols, const void *p, int64_t ld, const th_tensor *t)
+{
+    char where[64];
+    for (int64_t j = 0; j < cols; j++)
+        for (int64_t i = 0; i < rows; i++) {
+            th__mm_complex z = p ? th__la_get(dt, p, i + j * ld) : th__la_get(dt, th__la_at3(t, nb, index, i, j), 0);
+            if (!isfinite(z.re) || !isfinite(z.im))
+                return th__fail(TH_ERR_LINALG, fn, "%s holds inf or NaN%s: %s[%lld, %lld] is %g%+gi", name,
+                                th__la_where(nb, index, where, sizeof where), name, (long long)i, (long long)j, z.re,
+                                z.im);
+        }
+    return TH_OK;
+}
+
+TH__MAYBE_UNUSED static int th__la_check_rtol(const char *fn, const char *name, double rtol)
+{
+    if (rtol != rtol) return th__fail(TH_ERR_INVALID, fn, "%s is NaN", name);
+    return TH_OK;
+}
+
+#ifdef TH_USE_LAPACK
+/* gelsd on matrix `index`: a column-major m x n (overwritten), b column-major max(m, n) x k (B in, X out), s
+ * min(m, n) singular values (the real dtype), *rank. */
+TH__MAYBE_UNUSED static int th__la_gelsd(const char *fn, th_dtype dt, int nb, int64_t index, int64_t m, int64_t n,
+                                         int64_t k, void *a, void *b, void *s, double rcond, int64_t *rank)
+{
+    lapack_int lm = (lapack_int)m, ln = (lapack_int)n, lk = (lapack_int)k, ldb = (lapack_int)(m > n ? m : n), r = 0;
+    if (ldb < 1) ldb = 1;
+    int info;
+    switch (dt) {
+    case TH_F32: info = LAPACKE_sgelsd(LAPACK_COL_MAJOR, lm, ln, lk, (float *)a, lm > 1 ? lm : 1, (float *)b, ldb, (float *)s, (float)rcond, &r); break;
+    case TH_F64: info = LAPACKE_dgelsd(LAPACK_COL_MAJOR, lm, ln, lk, (double *)a, lm > 1 ? lm : 1, (double *)b, ldb, (double *)s, rcond, &r); break;
+    case TH_C64: info = LAPACKE_cgelsd(LAPACK_COL_MAJOR, lm, ln, lk, a, lm > 1 ? lm : 1, b, ldb, (float *)s, (float)rcond, &r); break;
+    default: info = LAPACKE_zgelsd(LAPACK_COL_MAJOR, lm, ln, lk, a, lm > 1 ? lm : 1, b, ldb, (double *)s, rcond, &r); break;
+    }
+    *rank = r;
+    char where[64];
+    if (info == -5 || info == -7) /* LAPACKE's NaN scan of A (argument 5) or B (7) */
+        return th__fail(TH_ERR_LINALG, fn, "%s holds NaN%s", info == -5 ? "A" : "B",
+                        th__la_where(nb, index, where, sizeof where));
+    return th__la_info(fn, "gelsd", info, nb, index);
+}
+#endif
+
+/* X minimising |A X - B| (the minimum-norm one when A is rank-deficient), A (*, m, n), B (*, m, k), batch dims
+ * broadcast; residuals (*, k) (m > n) or (*, 0), the squared norms of the columns of A X - B; rank (*) int64;
+ * S (*, min(m, n)) descending. Singular values at most rcond * S[0] count as 0. Any of the results may be unwanted
+ * (NULL pointers, NULL outs) but X. With pinv, B is the identity (k = m) and X is A's pseudo-inverse. */
+TH__MAYBE_UNUSED static int th__la_lstsq(const char *fn, th_dtype dt, const th_tensor *a, const th_tensor *b,
+                                         double rcond, bool pinv, th_tensor **outs, th_tensor **to[])
+{
+    if (th__la_check_matrix(fn, a, dt) || (!pinv && th__mm_check_input(fn, "B", b, dt)) ||
+        th__la_check_rtol(fn, pinv ? "rtol" : "rcond", rcond))
+        return th_last_status();
+    int nba = a->ndim - 2, nb = nba;
+    int64_t m = a->sizes[nba], n = a->sizes[nba + 1], bs[TH_MAX_DIMS + 1];
+    for (int d = 0; d < nba; d++) bs[d] = a->sizes[d];
+    if (!pinv) {
+        if (th__la_check_rhs(fn, "A", a, b, -2, m) || th__la_batch(fn, a, nba, b, b->ndim - 2, &nb, bs))
+            return th_last_status();
+    }
+    int64_t k = pinv ? m : b->sizes[b->ndim - 1], mn = m < n ? m : n, big = m > n ? m : n;
+    int64_t sizes[4][TH_MAX_DIMS];
+    for (int d = 0; d < nb; d++) sizes[0][d] = sizes[1][d] = sizes[2][d] = sizes[3][d] = bs[d];
+    sizes[0][nb] = n;
+    sizes[0][nb + 1] = k;
+    sizes[1][nb] = m > n ? k : 0;
+    sizes[3][nb] = mn;
+    const th_dtype dts[4] = {dt, th__la_part(dt), TH_I64, th__la_part(dt)};
+    const int ndims[4] = {nb + 2, nb + 1, nb, nb + 1};
+    const bool wanted[4] = {true, outs[1] || to[1], outs[2] || to[2], outs[3] || to[3]};
+    th_tensor *res[4];
+    if (th__la_results(fn, 4, outs, dts, ndims, sizes, wanted, res)) return th_last_status();
+#ifndef TH_USE_LAPACK
+    (void)rcond;
+    (void)big;
+    return th__la_hand_over(th__fail(TH_ERR_UNSUPPORTED, fn, "%s", th__la_no_lapack), 4, res, to);
+#else
+    int64_t batch = 1;
+    for (int d = 0; d < nb; d++) batch *= bs[d];
+    if (batch == 0) return th__la_hand_over(TH_OK, 4, res, to);
+    double tol = th__la_rtol(dt, rcond, m, n);
+    th_tensor *w = th__la_pack(fn, a, nb, bs, m, n, true);
+    /* B's scratch: column-major max(m, n) x k per matrix, B in its first m rows, zeros below */
+    int64_t xs[TH_MAX_DIMS + 2];
+    for (int d = 0; d < nb; d++) xs[d] = bs[d];
+    xs[nb] = k;
+    xs[nb + 1] = big;
+    th_tensor *x = w ? th__la_scratch(fn, dt, nb + 2, xs) : NULL;
+    th_tensor *be = NULL, *ae = NULL;
+    int status = x ? TH_OK : th_last_status();
+    size_t es = th__dtype_traits[dt].size, ps = th__dtype_traits[th__la_part(dt)].size;
+    if (status == TH_OK) memset(th_tensor_data(x), 0, (size_t)th__numel(x) * es);
+    if (status == TH_OK && pinv) {
+        th__mm_complex one = {1.0, 0.0};
+        for (int64_t i = 0; i < batch; i++)
+            for (int64_t j = 0; j < m; j++) th__la_put(dt, th_tensor_data(x), i * k * big + j * big + j, one);
+    } else if (status == TH_OK && m > 0 && k > 0) {
+        xs[nb] = m;
+        xs[nb + 1] = k;
+        be = th__expand(fn, b, nb + 2, xs);
+        xs[nb + 1] = n;
+        ae = be ? th__expand(fn, a, nb + 2, xs) : NULL; /* A as the batch sees it: the residuals of a rank-deficient A */
+        th_tensor *t = ae ? th__transpose(fn, x, nb, nb + 1) : NULL;
+        th_tensor *v = t ? th__narrow(fn, t, nb, 0, m) : NULL;
+        status = v ? th__copy(fn, v, be) : th_last_status();
+        th_tensor_release(v);
+        th_tensor_release(t);
+    }
+    void *sv = malloc((size_t)(mn > 0 ? mn : 1) * ps);
+    if (!sv && status == TH_OK) status = th__fail(TH_ERR_NOMEM, fn, "no memory for %lld singular values", (long long)mn);
+    th_dtype pt = th__la_part(dt);
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        char *pa = (char *)th_tensor_data(w) + (size_t)(i * m * n) * es;
+        char *pb = (char *)th_tensor_data(x) + (size_t)(i * k * big) * es;
+        int64_t rank = 0;
+        status = th__la_check_finite(fn, "A", dt, nb, i, m, n, pa, m, NULL);
+        if (status == TH_OK && !pinv) status = th__la_check_finite(fn, "B", dt, nb, i, m, k, pb, big, NULL);
+        if (status == TH_OK && mn > 0 && k > 0) status = th__la_gelsd(fn, dt, nb, i, m, n, k, pa, pb, sv, tol, &rank);
+        if (status == TH_OK && mn > 0 && k == 0) { /* the values and the rank alone: gelsd takes one column at least */
+            void *col = calloc((size_t)big, es);
+            status = col ? th__la_gelsd(fn, dt, nb, i, m, n, 1, pa, col, sv, tol, &rank)
+                         : th__fail(TH_ERR_NOMEM, fn, "no memory for a column of %lld", (long long)big);
+            free(col);
+        }
+        if (status) break;
+        if (res[2]) memcpy(th__la_at(res[2], i), &rank, sizeof rank);
+        for (int64_t j = 0; res[3] && j < mn; j++) th__la_put(pt, th__la_at(res[3], i * mn + j), 0, th__la_get(pt, sv, j));
+        /* residuals: LAPACK leaves them in rows n..m-1 when A has full column rank; else A X - B from the input */
+        for (int64_t c = 0; res[1] && m > n && c < k; c++) {
+            double sum = 0.0;
+            for (int64_t r = 0; r < m; r++) {
+                th__mm_complex z;
+                if (rank == n) {
+                    if (r < n) continue;
+                    z = th__la_get(dt, pb, c * big + r);
+                } else {
+                    z = th__la_get(dt, th__la_at3(be, nb, i, r, c), 0);
+                    z.re = -z.re;
+                    z.im = -z.im;
+                    for (int64_t j = 0; j < n; j++) {
+                        th__mm_complex p = th__la_mul(th__la_get(dt, th__la_at3(ae, nb, i, r, j), 0),
+                                                      th__la_get(dt, pb, c * big + j));
+                        z.re += p.re;
+                        z.im += p.im;
+                    }
+                }
+                sum += z.re * z.re + z.im * z.im;
+            }
+            th__mm_complex v = {sum, 0.0};
+            th__la_put(pt, th__la_at(res[1], i * k + c), 0, v);
+        }
+    }
+    if (status == TH_OK) status = th__la_unpack(fn, res[0], x, nb, n, k);
+    free(sv);
+    th_tensor_release(ae);
+    th_tensor_release(be);
+    th_tensor_release(x);
+    th_tensor_release(w);
+    return th__la_hand_over(status, 4, res, to);
+#endif
+}
+
+/* The number of singular values of each matrix of A above rtol * its largest (rtol < 0: eps * max(m, n)), int64 of
+ * the batch's shape (torch.linalg.matrix_rank). */
+TH__MAYBE_UNUSED static th_tensor *th__la_matrix_rank(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *a,
+                                                      double rtol)
+{
+    if (th__la_check_matrix(fn, a, dt) || th__la_check_rtol(fn, "rtol", rtol)) return NULL;
+    int nb = a->ndim - 2;
+    th_tensor *result = th__result(fn, out, TH_I64, nb, a->sizes);
+    if (!result) return NULL;
+    th_tensor *s = NULL;
+    int64_t m = a->sizes[nb], n = a->sizes[nb + 1], mn = m < n ? m : n, batch = th__numel(result);
+    int status = TH_OK;
+#ifdef TH_USE_LAPACK
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) status = th__la_check_finite(fn, "A", dt, nb, i, m, n, NULL, 0, a);
+#endif
+    if (status == TH_OK) status = th__la_svd(fn, dt, a, NULL, NULL, NULL, false, NULL, &s, NULL);
+    double tol = th__la_rtol(dt, rtol, m, n);
+    th_dtype pt = th__la_part(dt);
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        int64_t rank = 0;
+        double top = mn > 0 ? th__la_get(pt, th__la_at(s, i * mn), 0).re : 0.0;
+        for (int64_t j = 0; j < mn; j++) rank += th__la_get(pt, th__la_at(s, i * mn + j), 0).re > tol * top;
+        memcpy(th__la_at(result, i), &rank, sizeof rank);
+    }
+    th_tensor_release(s);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* ---- matrix_norm and cond ---- */
+
+TH__MAYBE_UNUSED static const char *th__la_ord_name(th_norm_ord ord)
+{
+    static const char *const names[] = {"fro", "nuc", "1", "-1", "2", "-2", "inf", "-inf"};
+    return (int)ord >= 0 && (int)ord < 8 ? names[(int)ord] : NULL;
+}
+
+/* |z| without overflow */
+TH__MAYBE_UNUSED static double th__la_abs(th__mm_complex z) { return z.im == 0.0 ? fabs(z.re) : hypot(z.re, z.im); }
+
+/* The norms that need no SVD (fro, 1, -1, inf, -inf) of matrix `index` (rows x cols) of t (its batch of nb dims);
+ * NaN propagates. */
+TH__MAYBE_UNUSED static double th__la_entry_norm(th_dtype dt, th_norm_ord ord, const th_tensor *t, int nb,
+                                                 int64_t index, int64_t rows, int64_t cols)
+{
+    if (ord == TH_NORM_FRO) { /* scaled sum of squares (LAPACK's lassq): no overflow on the way */
+        double scale = 0.0, ssq = 1.0;
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t j = 0; j < cols; j++) {
+                th__mm_complex z = th__la_get(dt, th__la_at3(t, nb, index, i, j), 0);
+                double parts[2] = {fabs(z.re), fabs(z.im)};
+                for (int k = 0; k < 2; k++) {
+                    double x = parts[k];
+                    if (x == 0.0) continue;
+                    if (scale < x) {
+                        ssq = 1.0 + ssq * (scale / x) * (scale / x);
+                        scale = x;
+                    } else {
+                        ssq += (x / scale) * (x / scale);
+                    }
+                }
+            }
+        return scale * sqrt(ssq);
+    }
+    bool by_col = ord == TH_NORM_1 || ord == TH_NORM_NEG_1, largest = ord == TH_NORM_1 || ord == TH_NORM_INF;
+    int64_t outer = by_col ? cols : rows, inner = by_col ? rows : cols;
+    double best = 0.0;
+    for (int64_t o = 0; o < outer; o++) {
+        double sum = 0.0;
+        for (int64_t i = 0; i < inner; i++)
+            sum += th__la_abs(th__la_get(dt, th__la_at3(t, nb, index, by_col ? i : o, by_col ? o : i), 0));
+        if (o == 0 || (best == best && (largest ? !(sum <= best) : !(sum >= best)))) best = sum; /* NaN wins */
+    }
+    return best;
+}
+
+/* The matrix norm `ord` of every matrix of a (*, m, n), in the real dtype of the batch's shape. */
+TH__MAYBE_UNUSED static th_tensor *th__la_matrix_norm(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *a,
+                                                      th_norm_ord ord)
+{
+    if (th__la_check_matrix(fn, a, dt)) return NULL;
+    const char *name = th__la_ord_name(ord);
+    if (!name)
+        return th__fail(TH_ERR_INVALID, fn, "ord is %d: not a th_norm_ord (TH_NORM_FRO .. TH_NORM_NEG_INF)", (int)ord),
+               NULL;
+    int nb = a->ndim - 2;
+    int64_t m = a->sizes[nb], n = a->sizes[nb + 1], mn = m < n ? m : n;
+    bool svd = ord == TH_NORM_NUC || ord == TH_NORM_2 || ord == TH_NORM_NEG_2;
+    int64_t over = ord == TH_NORM_1 || ord == TH_NORM_NEG_1 ? n : ord == TH_NORM_INF || ord == TH_NORM_NEG_INF ? m
+                   : ord == TH_NORM_2 || ord == TH_NORM_NEG_2 ? mn : 1;
+    if (over == 0) {
+        char sa[160];
+        th__shape_string(a->ndim, a->sizes, sa, sizeof sa);
+        return th__fail(TH_ERR_SHAPE, fn, "the %s-norm of an empty matrix is not defined (A has shape %s)", name, sa),
+               NULL;
+    }
+    th_dtype pt = th__la_part(dt);
+    th_tensor *result = th__result(fn, out, pt, nb, a->sizes);
+    if (!result) return NULL;
+    int64_t batch = th__numel(result);
+    th_tensor *s = NULL;
+    int status = TH_OK;
+    if (svd && batch > 0 && mn > 0) status = th__la_svd(fn, dt, a, NULL, NULL, NULL, false, NULL, &s, NULL);
+#ifndef TH_USE_LAPACK
+    if (svd && status == TH_OK) status = th__fail(TH_ERR_UNSUPPORTED, fn, "%s", th__la_no_lapack);
+#endif
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        th__mm_complex v = {0.0, 0.0};
+        if (!svd) {
+            v.re = th__la_entry_norm(dt, ord, a, nb, i, m, n);
+        } else if (mn > 0) {
+            for (int64_t j = 0; j < mn; j++) {
+                double x = th__la_get(pt, th__la_at(s, i * mn + j), 0).re;
+                if (ord == TH_NORM_NUC) v.re += x;
+                else if (j == (ord == TH_NORM_2 ? 0 : mn - 1)) v.re = x;
+            }
+        }
+        th__la_put(pt, th__la_at(result, i), 0, v);
+    }
+    th_tensor_release(s);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* The condition number of every matrix of a in the norm `ord`: for 2 and -2 the ratio of its extreme singular values
+ * (any m x n), else |A| |A^-1| (square); inf for a singular matrix, as NumPy and torch. */
+TH__MAYBE_UNUSED static th_tensor *th__la_cond(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *a,
+                                               th_norm_ord ord)
+{
+    const char *name = th__la_ord_name(ord);
+    bool ratio = ord == TH_NORM_2 || ord == TH_NORM_NEG_2;
+    if (ratio ? th__la_check_matrix(fn, a, dt) : th__la_check_square(fn, "A", a, dt)) return NULL;
+    if (!name)
+        return th__fail(TH_ERR_INVALID, fn, "ord is %d: not a th_norm_ord (TH_NORM_FRO .. TH_NORM_NEG_INF)", (int)ord),
+               NULL;
+    int nb = a->ndim - 2;
+    int64_t m = a->sizes[nb], n = a->sizes[nb + 1], mn = m < n ? m : n;
+    if (mn == 0) {
+        char sa[160];
+        th__shape_string(a->ndim, a->sizes, sa, sizeof sa);
+        return th__fail(TH_ERR_SHAPE, fn, "the condition number of an empty matrix is not defined (A has shape %s)",
+                        sa), NULL;
+    }
+    th_dtype pt = th__la_part(dt);
+    th_tensor *result = th__result(fn, out, pt, nb, a->sizes);
+    if (!result || th__numel(result) == 0) return result;
+    int64_t batch = th__numel(result);
+    int status = TH_OK;
+    th_tensor *na = NULL, *ni = NULL, *w = NULL, *x = NULL;
+    bool *singular = NULL;
+    if (ratio) {
+        na = th__la_matrix_norm(fn, dt, NULL, a, TH_NORM_2);
+        ni = na ? th__la_matrix_norm(fn, dt, NULL, a, TH_NORM_NEG_2) : NULL;
+        if (!ni) status = th_last_status();
+        for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+            double hi = th__la_get(pt, th__la_at(na, i), 0).re, lo = th__la_get(pt, th__la_at(ni, i), 0).re;
+            th__mm_complex v = {0.0, 0.0};
+            double num = ord == TH_NORM_2 ? hi : lo, den = ord == TH_NORM_2 ? lo : hi;
+            v.re = den == 0.0 ? INFINITY : num / den;
+            th__la_put(pt, th__la_at(result, i), 0, v);
+        }
+    } else {
+        /* A^-1 of every matrix: getrf, then getrs on the identity, column-major; a singular one's left 0 */
+        w = th__la_pack(fn, a, nb, a->sizes, n, n, true);
+        x = w ? th__la_scratch(fn, dt, nb + 2, a->sizes) : NULL;
+        th__la_int *ipiv = x ? (th__la_int *)malloc((size_t)n * sizeof *ipiv) : NULL;
+        singular = ipiv ? (bool *)calloc((size_t)batch, sizeof *singular) : NULL;
+        if (!singular) status = ipiv ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld flags", (long long)batch)
+                                     : x ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld pivots", (long long)n)
+                                         : th_last_status();
+        size_t es = th__dtype_traits[dt].size;
+        th__mm_complex zero = {0.0, 0.0}, one = {1.0, 0.0};
+        for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+            char *pm = (char *)th_tensor_data(w) + (size_t)(i * n * n) * es, *px = (char *)th_tensor_data(x) + (size_t)(i * n * n) * es;
+            for (int64_t j = 0; j < n * n; j++) th__la_put(dt, px, j, j % (n + 1) == 0 ? one : zero);
+            int info = th__la_getrf(dt, n, pm, ipiv);
+            if (info < 0) status = th__la_refused(fn, "getrf", info);
+            else if (info > 0) {
+                singular[i] = true;
+                for (int64_t j = 0; j < n * n; j++) th__la_put(dt, px, j, zero);
+            } else if ((info = th__la_getrs(dt, false, n, n, pm, ipiv, px)) != 0) {
+                status = th__la_refused(fn, "getrs", info);
+            }
+        }
+        free(ipiv);
+        th_tensor *xt = status == TH_OK ? th__transpose(fn, x, nb, nb + 1) : NULL;
+        if (status == TH_OK && !xt) status = th_last_status();
+        na = status == TH_OK ? th__la_matrix_norm(fn, dt, NULL, a, ord) : NULL;
+        ni = na ? th__la_matrix_norm(fn, dt, NULL, xt, ord) : NULL;
+        if (status == TH_OK && !ni) status = th_last_status();
+        th_tensor_release(xt);
+        for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+            th__mm_complex v = {INFINITY, 0.0};
+            if (!singular[i]) v.re = th__la_get(pt, th__la_at(na, i), 0).re * th__la_get(pt, th__la_at(ni, i), 0).re;
+            th__la_put(pt, th__la_at(result, i), 0, v);
+        }
+    }
+    free(singular);
+    th_tensor_release(x);
+    th_tensor_release(w);
+    th_tensor_release(ni);
+    th_tensor_release(na);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
+}
+
+/* ---- matrix_power ---- */
+
+/* A product out = a @ b of two batches of the same shape, by the dtype's typed matmul (ops/lapack.h hands it in). */
+typedef int (*th__la_matmul_fn)(th_tensor *out, const th_tensor *a, const th_tensor *b);
+
+/* a @ b into a new tensor of a's shape; NULL on error. */
+TH__MAYBE_UNUSED static th_tensor *th__la_product(const char *fn, th__la_matmul_fn mm, const th_tensor *a,
+                                                  const th_tensor *b)
+{
+    th_tensor *r = th__tensor_empty(fn, a->dtype, a->ndim, a->sizes);
+    if (r && mm(r, a, b)) {
+        th_tensor_release(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* A^n of every matrix of A (*, m, m) by repeated squaring (about 2 log2 |n| products); A^0 is the identity (for a
+ * singular A too, as NumPy and torch), a negative n is (A^-1)^|n|, A^-1 by inv (a singular A is TH_ERR_LINALG). */
+TH__MAYBE_UNUSED static th_tensor *th__la_matrix_power(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *a,
+                                                       int64_t n, th__la_matmul_fn mm)
+{
+    if (th__la_check_square(fn, "A", a, dt)) return NULL;
+    th_tensor *result = th__result(fn, out, dt, a->ndim, a->sizes);
+    if (!result || th__numel(result) == 0) return result;
+    int nb = a->ndim - 2;
+    int64_t m = a->sizes[nb], batch = th__numel(result) / (m * m);
+    int status = TH_OK;
+    th_tensor *acc = NULL, *base = NULL;
+    if (n == 0) {
+        th__mm_complex zero = {0.0, 0.0}, one = {1.0, 0.0};
+        for (int64_t i = 0; i < batch; i++)
+            for (int64_t r = 0; r < m; r++)
+                for (int64_t c = 0; c < m; c++) th__la_put(dt, th__la_at3(result, nb, i, r, c), 0, r == c ? one : zero);
+        return result;
+    }
+    /* |n| without overflow for INT64_MIN: its bits, read as unsigned */
+    uint64_t k = n < 0 ? (uint64_t)0 - (uint64_t)n : (uint64_t)n;
+    if (n < 0) {
+        base = th__la_inv(fn, dt, NULL, a);
+    } else {
+        base = th__tensor_empty(fn, dt, a->ndim, a->sizes);
+        if (base && th__copy(fn, base, a)) {
+            th_tensor_release(base);
+            base = NULL;
+        }
+    }
+    if (!base) status = th_last_status();
+    while (status == TH_OK && k) {
+        if (k & 1) {
+            th_tensor *next = acc ? th__la_product(fn, mm, acc, base) : th_tensor_retain(base);
+            if (!next) status = th_last_status();
+            th_tensor_release(acc);
+            acc = next;
+        }
+        k >>= 1;
+        if (k && status == TH_OK) {
+            th_tensor *sq = th__la_product(fn, mm, base, base);
+            if (!sq) status = th_last_status();
+            th_tensor_release(base);
+            base = sq;
+        }
+    }
+    if (status == TH_OK) status = th__copy(fn, result, acc);
+    th_tensor_release(acc);
+    th_tensor_release(base);
+    if (status) {
+        th_tensor_release(result);
+        return NULL;
+    }
+    return result;
 }
 
 #endif /* TH__DEFINING */

@@ -33,6 +33,7 @@ SCALARS = {
     'lo': '0', 'hi': '2', 'mean': '0', 'std': '1', 'lambda': '1', 'p': '1',
     'keepdim': 'false', 'descending': 'false', 'largest': 'true', 'sorted': 'true', 'replacement': 'true',
     'accumulate': 'false', 'gen': 'NULL', 'f': 'dc_devnull',
+    'upper': 'false', 'left': 'true', 'unitriangular': 'false', 'rcond': '-1', 'rtol': '-1', 'ord': 'TH_NORM_FRO',
     'normalized_ndim': '2', 'eps': '1e-5', 'npad': '2', 'mode': 'TH_PAD_CONSTANT', 'value': '0',
     'num_groups': '1', 'approximate': 'false', 'layout': 'TH_ROPE_HALVES',
 }
@@ -66,7 +67,10 @@ PRODUCTS = {
 # (1x1 by default). qr, eigh, svd and svdvals refuse every call without LAPACK (TH_ERR_UNSUPPORTED): accepted then.
 LAPACK = {'solve': {}, 'inv': {}, 'det': {'out': []}, 'slogdet': {'sign': [], 'logabsdet': []}, 'cholesky': {},
           'qr': {}, 'eigh': {'eigenvalues': [1]}, 'svd': {'S': [1]}, 'svdvals': {'out': [1]}}
-LAPACK_ONLY = ('qr', 'eigh', 'svd', 'svdvals')
+LAPACK.update({'solve_triangular': {}, 'cholesky_solve': {}, 'lu_factor': {'pivots': [1]}, 'lu_solve': {'pivots': [1]},
+               'lstsq': {'A': [2, 1], 'B': [2, 1], 'residuals': [1], 'rank': [], 'S': [1]}, 'pinv': {}, 'matrix_rank': {'out': []},
+               'matrix_norm': {'out': []}, 'cond': {'out': []}, 'matrix_power': {}})
+LAPACK_ONLY = ('qr', 'eigh', 'svd', 'svdvals', 'lstsq', 'pinv', 'matrix_rank')
 # ops/conv.h: operand shapes a call accepts, by verb and parameter name (1x1 kernels, unit pooling windows).
 CONV = {'conv1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': [1, 1, 2]},
         'conv2d': {'input': [1, 1, 2, 2], 'weight': [1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 2, 2]},

@@ -23,6 +23,7 @@ done
 # The DLPack interop tests need Debian's python3 with its headers, NumPy 1.24 and PyTorch 1.13.
 [ -f /usr/include/python3.11/Python.h ] || need+=(python3-dev)
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
+/usr/bin/python3 -c 'import scipy.linalg' >/dev/null 2>&1 || need+=(python3-scipy) # numpy_lapack's solvers' peer
 /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}"

@@ -1,12 +1,13 @@
 /* tests/numpy/numpy_lapack.c: solve, inv, det, slogdet, cholesky, qr, eigh, svd and svdvals (ops/lapack.h) against
- * numpy.linalg.
+ * numpy.linalg; solve_triangular, cholesky_solve, lu_factor and lu_solve against scipy.linalg; lstsq, pinv and
+ * matrix_rank, matrix_norm, cond and matrix_power against numpy.linalg.
  *
  *   numpy_lapack DIR PYTHON SCRIPT
  *
  * (and qr, eigh, svd, svdvals: sign- and phase-invariant comparisons; refused in a build without LAPACK)
  * runs `PYTHON SCRIPT write DIR`: NumPy writes the inputs of every case as .npy files (random, ill-conditioned,
  * singular and not positive-definite, batched, broadcast, Fortran order: a transposed view here, f32 / f64 /
- * c64 / c128) and DIR/cases.txt, one line a case: "name op inputs". This program loads the inputs, runs the op
+ * c64 / c128) and DIR/cases.txt, one line a case: "name op inputs [flags]". This program loads the inputs, runs the op
  * and writes each result as DIR/out/<name>_<k>.npy, or DIR/out/<name>.err holding the status name and message
  * when the op refused; then `PYTHON SCRIPT check DIR` compares every result with numpy.linalg's within a bound
  * of c * n * cond(A) * eps, and every refusal with NumPy's LinAlgError on the same input (the batch index named).
@@ -17,6 +18,7 @@
 
 #include "peer_files.h"
 
+#include <math.h>
 #include <sys/stat.h>
 
 static const char *dir;
@@ -45,12 +47,13 @@ static void save(const char *name, int k, th_tensor *t)
 static void one_case(char *line)
 {
     char name[128], op[32];
-    int nin;
-    if (sscanf(line, "%127s %31s %d", name, op, &nin) != 3 || nin < 1 || nin > 2) {
+    int nin, flags = 0; /* solve_triangular's and cholesky_solve's: 1 upper, 2 left, 4 unitriangular */
+    int fields = sscanf(line, "%127s %31s %d %d", name, op, &nin, &flags);
+    if (fields < 3 || nin < 1 || nin > 3) {
         CHECK(!"a case line");
         return;
     }
-    th_tensor *in[2] = {NULL, NULL};
+    th_tensor *in[3] = {NULL, NULL, NULL};
     char path[4096];
     for (int k = 0; k < nin; k++) {
         snprintf(path, sizeof path, "%s/%s_in%d.npy", dir, name, k);
@@ -58,15 +61,16 @@ static void one_case(char *line)
         CHECK(in[k] != NULL);
         if (!in[k]) fprintf(stderr, "%s: %s\n", path, th_last_error());
     }
-    if (!in[0] || (nin == 2 && !in[1])) {
-        th_tensor_release(in[0]);
-        th_tensor_release(in[1]);
+    if (!in[0] || (nin >= 2 && !in[1]) || (nin == 3 && !in[2])) {
+        for (int k = 0; k < 3; k++) th_tensor_release(in[k]);
         return;
     }
     cases++;
     th_dtype dt = th_tensor_dtype(in[0]);
-    void *a = in[0], *b = in[1];
-    th_tensor *r[3] = {NULL, NULL, NULL};
+    void *a = in[0], *b = in[1], *c = in[2];
+    bool upper = flags & 1, left = flags & 2, unit = flags & 4;
+    double rtol = flags ? pow(10.0, -flags) : -1.0; /* lstsq's, pinv's and matrix_rank's; flags 0: the default */
+    th_tensor *r[4] = {NULL, NULL, NULL, NULL};
     int status = TH_OK;
     th_clear_error();
     if (strcmp(op, "solve") == 0) r[0] = CALL(dt, solve, a, b);
@@ -78,6 +82,17 @@ static void one_case(char *line)
     else if (strcmp(op, "eigh") == 0) status = CALL_INT(dt, eigh, a, (void *)&r[0], (void *)&r[1]);
     else if (strcmp(op, "svd") == 0) status = CALL_INT(dt, svd, a, (void *)&r[0], (void *)&r[1], (void *)&r[2]);
     else if (strcmp(op, "svdvals") == 0) r[0] = CALL(dt, svdvals, a);
+    else if (strcmp(op, "solve_triangular") == 0) r[0] = CALL(dt, solve_triangular, a, b, upper, left, unit);
+    else if (strcmp(op, "cholesky_solve") == 0) r[0] = CALL(dt, cholesky_solve, a, b, upper);
+    else if (strcmp(op, "lu_factor") == 0) status = CALL_INT(dt, lu_factor, a, (void *)&r[0], (th_i32_tensor **)&r[1]);
+    else if (strcmp(op, "lu_solve") == 0) r[0] = CALL(dt, lu_solve, a, (th_i32_tensor *)b, c);
+    else if (strcmp(op, "lstsq") == 0)
+        status = CALL_INT(dt, lstsq, a, b, rtol, (void *)&r[0], (void *)&r[1], (th_i64_tensor **)&r[2], (void *)&r[3]);
+    else if (strcmp(op, "pinv") == 0) r[0] = CALL(dt, pinv, a, rtol);
+    else if (strcmp(op, "matrix_rank") == 0) r[0] = (th_tensor *)CALL(dt, matrix_rank, a, rtol);
+    else if (strcmp(op, "matrix_norm") == 0) r[0] = CALL(dt, matrix_norm, a, (th_norm_ord)flags);
+    else if (strcmp(op, "cond") == 0) r[0] = CALL(dt, cond, a, (th_norm_ord)flags);
+    else if (strcmp(op, "matrix_power") == 0) r[0] = CALL(dt, matrix_power, a, (int64_t)flags);
     else CHECK(!"a known op");
     if (!r[0]) status = th_last_status();
     if (status) {
@@ -89,11 +104,11 @@ static void one_case(char *line)
             fclose(f);
         }
     } else {
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 4; k++)
             if (r[k]) save(name, k, r[k]);
     }
-    for (int k = 0; k < 3; k++) th_tensor_release(r[k]);
-    for (int k = 0; k < 2; k++) th_tensor_release(in[k]);
+    for (int k = 0; k < 4; k++) th_tensor_release(r[k]);
+    for (int k = 0; k < 3; k++) th_tensor_release(in[k]);
 }
 
 int main(int argc, char **argv)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""solve, inv, det, slogdet, cholesky, qr, eigh, svd and svdvals of tensor.h against numpy.linalg
-(tests/numpy/numpy_lapack.c).
+"""solve, inv, det, slogdet, cholesky, qr, eigh, svd and svdvals of tensor.h against numpy.linalg, and
+solve_triangular, cholesky_solve, lu_factor and lu_solve against scipy.linalg (tests/numpy/numpy_lapack.c).
 
     numpy_lapack.py write DIR   writes the inputs of every case, DIR/<case>_in<k>.npy, DIR/cases.txt ("case op
                                 inputs", for the C side) and DIR/meta.json (what check needs to know)
@@ -17,6 +17,13 @@ where NumPy raises LinAlgError. qr, eigh, svd and svdvals (refused, naming the o
 checked by reconstruction (Q R = A, A V = V diag(w), U diag(S) Vh = A), orthonormality and their values, each within
 C * n * eps of the matrix's scale, and their vectors against NumPy's up to a sign or phase per column, within
 C * n * eps over the relative gap of the values (qr: times cond(A)).
+
+solve_triangular (every triangle, side and unit diagonal, garbage in the triangle not read), cholesky_solve (L and
+U) and lu_solve (from SciPy's factors) are held to the same C * n * cond * eps bound against SciPy's solution of
+each matrix of the batch (cond of the matrix the solve inverts); lu_factor by P L U = A within C * n * eps *
+max(|L| |U|), pivots 1-based and in range, and, where its pivots are SciPy's, its LU against SciPy's. A zero on
+a triangular diagonal and a singular lu_factor input must be refused (TH_ERR_LINALG at the batch index) where SciPy
+raises LinAlgError or warns of the exactly zero pivot.
 
 Exits 77 when NumPy cannot be imported (a skip, as meson counts it).
 """
@@ -69,14 +76,15 @@ def write(d):
     meta = {}
     lines = []
 
-    def add(name, op, dt, inputs, fortran=False, error=None):
+    def add(name, op, dt, inputs, fortran=False, error=None, flags=None):
         for k, x in enumerate(inputs):
-            x = np.asarray(x).astype(DTYPES[dt])
+            x = np.asarray(x)
+            x = x if x.dtype == np.int32 else x.astype(DTYPES[dt])  # lu_solve's pivots stay int32
             if fortran:
                 x = np.asfortranarray(x)
             np.save(os.path.join(d, '%s_in%d.npy' % (name, k)), x)
-        meta[name] = {'op': op, 'dtype': dt, 'inputs': len(inputs), 'error': error}
-        lines.append('%s %s %d\n' % (name, op, len(inputs)))
+        meta[name] = {'op': op, 'dtype': dt, 'inputs': len(inputs), 'error': error, 'flags': flags}
+        lines.append('%s %s %d%s\n' % (name, op, len(inputs), '' if flags is None else ' %d' % flags))
 
     for dt in DTYPES:
         single = dt in ('f32', 'c64')
@@ -114,6 +122,12 @@ def write(d):
         p = hpd(rng, (3,), 4, dt, 10.0)
         p[1] -= 2 * np.eye(4)
         add('cholesky_indefinite_' + dt, 'cholesky', dt, [p], error=1)
+
+    for dt in DTYPES:
+        write_solvers(add, dt)
+        write_least_squares(add, dt)
+        write_norms(add, dt)
+        write_powers(add, dt)
 
     with open(os.path.join(d, 'cases.txt'), 'w') as f:
         f.writelines(lines)
@@ -220,6 +234,18 @@ def check(d):
         have_lapack = f.read().strip() == 'yes'
     for name, m in sorted(meta.items()):
         op, dt = m['op'], m['dtype']
+        if op in SOLVERS:
+            failures += check_solver(d, name, m, worst)
+            continue
+        if op in LEAST_SQUARES:
+            failures += check_least_squares(d, name, m, worst)
+            continue
+        if op in NORMS:
+            failures += check_norm(d, name, m, worst)
+            continue
+        if op == 'matrix_power':
+            failures += check_power(d, name, m, worst)
+            continue
         ins = [np.load(os.path.join(d, '%s_in%d.npy' % (name, k))).astype(WIDE[dt]) for k in range(m['inputs'])]
         a = ins[0]
         err_path = os.path.join(d, 'out', name + '.err')
@@ -320,6 +346,473 @@ def check(d):
     for op in sorted(worst):
         print('  %-22s worst error / (n * [cond] * eps * scale) = %.3g (bound %g)' % (op, worst[op], C))
     return 1 if failures else 0
+
+
+# ---- solve_triangular, cholesky_solve, lu_factor, lu_solve against SciPy (scipy.linalg's solve_triangular,
+# cho_solve, lu_factor, lu_solve on each matrix of a batch, in float64 / complex128) ----
+
+SOLVERS = ('solve_triangular', 'cholesky_solve', 'lu_factor', 'lu_solve')
+UPPER, LEFT, UNIT = 1, 2, 4
+
+
+def tri_with_cond(rng, batch, n, dt, cond, upper, unit):
+    """Triangular matrices (garbage in the other triangle, which the op must not read) whose diagonal runs from
+    1 down to 1/cond (1 when unit), off-diagonal entries small enough that the condition number stays near cond."""
+    out = rand(rng, batch + (n, n), dt)
+    d = np.logspace(0, -np.log10(cond), n) if n > 1 else np.ones(1)
+    for idx in np.ndindex(*batch):
+        t = out[idx] * (0.3 / max(n, 1))
+        np.fill_diagonal(t, 1.0 if unit else d * np.sign(rng.standard_normal(n)))
+        keep = np.triu(np.ones((n, n), bool)) if upper else np.tril(np.ones((n, n), bool))
+        out[idx] = np.where(keep, t, 100.0 * rand(rng, (n, n), dt))
+    return out
+
+
+def write_solvers(add, dt):
+    import scipy.linalg
+    rng = np.random.default_rng(1515)  # its own stream: the cases above keep their values
+    single = dt in ('f32', 'c64')
+    for cond_name, cond in (('good', 10.0), ('ill', 1e3 if single else 1e6)):
+        for n in (1, 3, 8, 33):
+            for batch in ((), (4,), (2, 3)):
+                for fortran in (False, True):
+                    tag = '%s_%s_n%d_b%s_%s' % (dt, cond_name, n, 'x'.join(map(str, batch)) or '0',
+                                                'F' if fortran else 'C')
+                    for flags in range(8):
+                        upper, left, unit = flags & UPPER, flags & LEFT, flags & UNIT
+                        if unit and (n != 8 or batch != (4,)):
+                            continue  # unit diagonals: one shape is enough
+                        a = tri_with_cond(rng, batch, n, dt, cond, upper, unit)
+                        b = rand(rng, batch + ((n, 3) if left else (3, n)), dt)
+                        add('trs%d_%s' % (flags, tag), 'solve_triangular', dt, [a, b], fortran, flags=flags)
+                    h = hpd(rng, batch, n, dt, cond)
+                    l = np.linalg.cholesky(h)
+                    b = rand(rng, batch + (n, 2), dt)
+                    add('chosolve_L_' + tag, 'cholesky_solve', dt, [b, l], fortran, flags=0)
+                    add('chosolve_U_' + tag, 'cholesky_solve', dt, [b, adj(l)], fortran, flags=UPPER)
+                    a = with_cond(rng, batch, n, dt, cond)
+                    add('lufactor_' + tag, 'lu_factor', dt, [a], fortran)
+                    # lu_solve from SciPy's factors (rounded to the dtype), pivots 1-based int32
+                    lu = np.empty_like(a)
+                    piv = np.empty(batch + (n,), np.int32)
+                    for idx in np.ndindex(*batch):
+                        f, p = scipy.linalg.lu_factor(a[idx])
+                        lu[idx], piv[idx] = f, p + 1
+                    add('lusolve_' + tag, 'lu_solve', dt, [lu, piv, rand(rng, batch + (n, 2), dt)], fortran)
+    # broadcast batch dims: A (2, 1, n, n) with B (3, n, k)
+    a = tri_with_cond(rng, (2, 1), 5, dt, 10.0, False, False)
+    add('trs_bcast_' + dt, 'solve_triangular', dt, [a, rand(rng, (3, 5, 4), dt)], flags=LEFT)
+    l = np.linalg.cholesky(hpd(rng, (2, 1), 5, dt, 10.0))
+    add('chosolve_bcast_' + dt, 'cholesky_solve', dt, [rand(rng, (3, 5, 4), dt), l], flags=0)
+    # singular: matrix 2 of a batch of 4 has a zero on its diagonal (SciPy's solve_triangular raises
+    # LinAlgError, lu_factor warns that the diagonal element is exactly zero)
+    a = tri_with_cond(rng, (4,), 4, dt, 10.0, True, False)
+    a[2, 1, 1] = 0
+    add('trs_singular_' + dt, 'solve_triangular', dt, [a, np.ones((4, 4, 2))], error=2, flags=UPPER | LEFT)
+    s = rng.integers(-4, 5, (4, 4, 4)).astype(np.float64) + 8 * np.eye(4)
+    s[2, 3] = 0
+    add('lufactor_singular_' + dt, 'lu_factor', dt, [s], error=2)
+
+
+def scipy_solver(op, ins, flags):
+    """SciPy's result on each matrix of the (broadcast) batch, in float64 / complex128."""
+    import scipy.linalg
+    if op == 'lu_factor':
+        a = ins[0]
+        lu, piv = np.empty_like(a), np.empty(a.shape[:-1], np.int32)
+        for idx in np.ndindex(*a.shape[:-2]):
+            f, p = scipy.linalg.lu_factor(a[idx], check_finite=False)
+            lu[idx], piv[idx] = f, p + 1
+        return [lu, piv]
+    if op == 'solve_triangular':
+        a, b = ins
+        upper, left, unit = flags & UPPER, flags & LEFT, flags & UNIT
+    elif op == 'cholesky_solve':
+        b, a = ins
+    else:
+        a, piv, b = ins
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = np.broadcast_to(a, batch + a.shape[-2:])
+    b = np.broadcast_to(b, batch + b.shape[-2:])
+    x = np.empty(b.shape, np.result_type(a, b))
+    for idx in np.ndindex(*batch):
+        if op == 'solve_triangular':
+            if left:
+                x[idx] = scipy.linalg.solve_triangular(a[idx], b[idx], lower=not upper, unit_diagonal=bool(unit))
+            else:  # X A = B: A^T X^T = B^T
+                x[idx] = scipy.linalg.solve_triangular(a[idx], b[idx].T, trans='T', lower=not upper,
+                                                       unit_diagonal=bool(unit)).T
+        elif op == 'cholesky_solve':
+            x[idx] = scipy.linalg.cho_solve((a[idx], not (flags & UPPER)), b[idx])
+        else:
+            x[idx] = scipy.linalg.lu_solve((a[idx], np.broadcast_to(piv, batch + piv.shape[-1:])[idx] - 1), b[idx])
+    return [x]
+
+
+def solver_matrix(op, ins, flags):
+    """The matrix each solve inverts (what its error bound's condition number is of)."""
+    if op == 'solve_triangular':
+        a = ins[0]
+        t = np.triu(a) if flags & UPPER else np.tril(a)
+        if flags & UNIT:
+            t = t - t * np.eye(a.shape[-1]) + np.eye(a.shape[-1])
+        return t
+    if op == 'cholesky_solve':
+        f = ins[1]
+        return adj(f) @ f if flags & UPPER else f @ adj(f)
+    if op == 'lu_solve':
+        lu, piv = ins[0], ins[1]
+        n = lu.shape[-1]
+        pa = np.tril(lu, -1) + np.eye(n)
+        return pa @ np.triu(lu)  # P^T A: of A's condition number
+    return ins[0]
+
+
+def check_solver(d, name, m, worst):
+    """One case of SOLVERS; returns the number of failures."""
+    import warnings
+    op, dt, flags = m['op'], m['dtype'], m.get('flags') or 0
+    ins = []
+    for k in range(m['inputs']):
+        x = np.load(os.path.join(d, '%s_in%d.npy' % (name, k)))
+        ins.append(x if x.dtype == np.int32 else x.astype(WIDE[dt]))
+    err_path = os.path.join(d, 'out', name + '.err')
+    text = open(err_path).read().strip() if os.path.exists(err_path) else ''
+    if m['error'] is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')  # lu_factor's LinAlgWarning: a zero pivot
+            try:
+                scipy_solver(op, ins, flags)
+                refused = False
+            except (np.linalg.LinAlgError, Warning):
+                refused = True
+        want = 'at batch index %d' % m['error']
+        if not refused or not text.startswith('TH_ERR_LINALG th_%s_%s: ' % (dt, op)) or want not in text:
+            print('%s: SciPy refused: %s; the library said: %r (wanted TH_ERR_LINALG ... %s)' % (name, refused, text,
+                                                                                                    want))
+            return 1
+        return 0
+    if text:
+        print('%s: the library refused: %s' % (name, text))
+        return 1
+    refs = scipy_solver(op, ins, flags)
+    got = []
+    for k in range(len(refs)):
+        path = os.path.join(d, 'out', '%s_%d.npy' % (name, k))
+        got.append(np.load(path) if os.path.exists(path) else None)
+    kinds = [DTYPES[dt], np.int32] if op == 'lu_factor' else [DTYPES[dt]]
+    if any(g is None or g.shape != r.shape or g.dtype != np.dtype(t) for g, r, t in zip(got, refs, kinds)):
+        print('%s: results %s; SciPy: %s' % (name, [(g.dtype, g.shape) if g is not None else None for g in got],
+                                              [r.shape for r in refs]))
+        return 1
+    eps = np.finfo(DTYPES[dt]).eps
+    mat = solver_matrix(op, ins, flags)
+    n = mat.shape[-1]
+    cond = float(np.max(np.linalg.cond(mat.reshape((-1, n, n))), initial=1.0)) if n else 1.0
+    failures = 0
+    if op == 'lu_factor':
+        lu, piv = got[0].astype(WIDE[dt]), got[1]
+        # P L U = A within C * n * eps * max(|L| |U|), the pivots 1-based and in range
+        a = ins[0]
+        in_range = np.all((piv >= np.arange(1, n + 1)) & (piv <= n))
+        if not in_range:
+            print('%s: pivots out of range: %s' % (name, piv.ravel()[:16]))
+            return 1
+        L = np.tril(lu, -1) + np.eye(n)
+        U = np.triu(lu)
+        rebuilt = L @ U
+        for idx in np.ndindex(*a.shape[:-2]):
+            for i in range(n - 1, -1, -1):
+                q = piv[idx][i] - 1
+                rebuilt[idx][[i, q]] = rebuilt[idx][[q, i]]
+        growth = float(np.max(np.abs(L) @ np.abs(U), initial=0.0)) or 1.0
+        ratio = np.max(np.abs(rebuilt - a), initial=0.0) / growth / (n * eps)
+        same = np.array_equal(piv, refs[1])
+        worst['lu_factor reconstruction'] = max(worst.get('lu_factor reconstruction', 0.0), float(ratio))
+        if not ratio <= C:
+            print('%s: P L U - A is %.3g x n * eps * |L||U| (bound %g)' % (name, ratio, C))
+            failures += 1
+        if same:  # the same pivots (a near tie may pick another row in single precision): the same factors
+            scale = float(np.max(np.abs(refs[0]), initial=0.0)) or 1.0
+            r2 = np.max(np.abs(lu - refs[0]), initial=0.0) / scale / (n * cond * eps)
+            worst['lu_factor vs scipy'] = max(worst.get('lu_factor vs scipy', 0.0), float(r2))
+            if not r2 <= C:
+                print('%s: LU differs from SciPy\'s by %.3g x n * cond * eps (bound %g)' % (name, r2, C))
+                failures += 1
+        elif dt in ('f64', 'c128'):
+            print('%s: pivots %s; SciPy\'s %s' % (name, piv.ravel()[:8], refs[1].ravel()[:8]))
+            failures += 1
+        return failures
+    x, ref = got[0].astype(WIDE[dt]), refs[0]
+    scale = float(np.max(np.abs(ref), initial=0.0)) or 1.0
+    ratio = float(np.max(np.abs(x - ref), initial=0.0)) / scale / (n * cond * eps) if n else 0.0
+    worst[op] = max(worst.get(op, 0.0), ratio)
+    if not ratio <= C:
+        print('%s: differs from SciPy by %.3g x n %d * cond %.3g * eps * max|ref| (bound %g)' % (name, ratio, n, cond,
+                                                                                                C))
+        failures += 1
+    return failures
+
+
+# ---- lstsq, pinv, matrix_rank against numpy.linalg (LAPACK only: refused, naming the option, without it). The
+# C side passes rcond / rtol = 10^-flags (flags 0: the default, eps of the dtype * max(m, n)) ----
+
+LEAST_SQUARES = ('lstsq', 'pinv', 'matrix_rank')
+
+
+def write_least_squares(add, dt):
+    rng = np.random.default_rng(1516)
+    single = dt in ('f32', 'c64')
+    for cond_name, cond in (('good', 10.0), ('ill', 1e2 if single else 1e4)):
+        for m, n in ((1, 1), (5, 3), (3, 5), (8, 8), (33, 20), (20, 33)):
+            for batch in ((), (4,), (2, 3)):
+                for fortran in (False, True):
+                    tag = '%s_%s_%dx%d_b%s_%s' % (dt, cond_name, m, n, 'x'.join(map(str, batch)) or '0',
+                                                  'F' if fortran else 'C')
+                    k = min(m, n)
+                    a = np.empty(batch + (m, n), WIDE[dt])
+                    for idx in np.ndindex(*batch):
+                        u, _ = np.linalg.qr(rand(rng, (m, k), dt))
+                        v, _ = np.linalg.qr(rand(rng, (n, k), dt))
+                        s = np.logspace(0, -np.log10(cond), k) if k > 1 else np.ones(1)
+                        a[idx] = (u * s) @ adj(v)
+                    add('lstsq_' + tag, 'lstsq', dt, [a, rand(rng, batch + (m, 2), dt)], fortran, flags=0)
+                    add('pinv_' + tag, 'pinv', dt, [a], fortran, flags=0)
+                    add('rank_' + tag, 'matrix_rank', dt, [a], fortran, flags=0)
+        # rank-deficient: a product through rank r, with an rtol far from the values (10^-3 single, 10^-8 double)
+        for m, n, r in ((6, 4, 2), (4, 6, 3), (9, 9, 5)):
+            for batch in ((), (3,)):
+                tag = '%s_%s_%dx%d_r%d_b%s' % (dt, cond_name, m, n, r, 'x'.join(map(str, batch)) or '0')
+                a = rand(rng, batch + (m, r), dt) @ rand(rng, batch + (r, n), dt)
+                flags = 3 if single else 8
+                add('lstsq_def_' + tag, 'lstsq', dt, [a, rand(rng, batch + (m, 3), dt)], flags=flags)
+                add('pinv_def_' + tag, 'pinv', dt, [a], flags=flags)
+                add('rank_def_' + tag, 'matrix_rank', dt, [a], flags=flags)
+
+
+def check_least_squares(d, name, m, worst):
+    op, dt, flags = m['op'], m['dtype'], m.get('flags') or 0
+    ins = [np.load(os.path.join(d, '%s_in%d.npy' % (name, k))).astype(WIDE[dt]) for k in range(m['inputs'])]
+    err_path = os.path.join(d, 'out', name + '.err')
+    text = open(err_path).read().strip() if os.path.exists(err_path) else ''
+    with open(os.path.join(d, 'out', 'lapack.txt')) as f:
+        have_lapack = f.read().strip() == 'yes'
+    if not have_lapack:
+        if not text.startswith('TH_ERR_UNSUPPORTED th_%s_%s: needs LAPACK' % (dt, op)) or '-Dlapack=enabled' not in text:
+            print('%s: without LAPACK the library said %r (wanted TH_ERR_UNSUPPORTED naming the option)' % (name, text))
+            return 1
+        return 0
+    if text:
+        print('%s: the library refused: %s' % (name, text))
+        return 1
+    a = ins[0]
+    rows, cols = a.shape[-2:]
+    eps = np.finfo(DTYPES[dt]).eps
+    rtol = 10.0 ** -flags if flags else eps * max(rows, cols)
+    real = np.dtype(DTYPES[dt]).type(0).real.dtype
+    nres = {'lstsq': 4, 'pinv': 1, 'matrix_rank': 1}[op]
+    got = []
+    for k in range(nres):
+        path = os.path.join(d, 'out', '%s_%d.npy' % (name, k))
+        got.append(np.load(path) if os.path.exists(path) else None)
+    sv = np.linalg.svd(a, compute_uv=False)
+    smax = sv[..., :1] if sv.shape[-1] else np.zeros(a.shape[:-2] + (1,))
+    rank_ref = np.sum(sv > rtol * smax, axis=-1)
+    cond = float(np.max(sv[..., 0] / np.where(rank_ref > 0, np.take_along_axis(sv, np.maximum(rank_ref, 1)[..., None] - 1, -1)[..., 0], 1.0), initial=1.0))
+    unit = max(rows, cols) * cond * cond * eps
+    failures = 0
+    if op == 'matrix_rank':
+        ref = np.linalg.matrix_rank(a, tol=rtol * smax[..., 0])  # each matrix its own tolerance
+        g = got[0]
+        if g is None or g.dtype != np.int64 or g.shape != np.shape(ref) or not np.array_equal(g, ref):
+            print('%s: rank %s; NumPy: %s' % (name, g, ref))
+            return 1
+        worst['matrix_rank (exact)'] = 0.0
+        return 0
+    if op == 'pinv':
+        ref = np.linalg.pinv(a, rcond=rtol)
+        g = got[0]
+        if g is None or g.shape != ref.shape or g.dtype != np.dtype(DTYPES[dt]):
+            print('%s: pinv %s; NumPy: %s' % (name, None if g is None else (g.dtype, g.shape), ref.shape))
+            return 1
+        scale = float(np.max(np.abs(ref), initial=0.0)) or 1.0
+        ratio = float(np.max(np.abs(g.astype(WIDE[dt]) - ref), initial=0.0)) / scale / unit
+        worst['pinv'] = max(worst.get('pinv', 0.0), ratio)
+        if not ratio <= C:
+            print('%s: pinv differs from NumPy by %.3g x max(m, n) * cond^2 * eps * max|ref| (bound %g)' % (name, ratio, C))
+            failures += 1
+        return failures
+    b = ins[1]
+    x_ref = np.empty(a.shape[:-2] + (cols, b.shape[-1]), WIDE[dt])
+    for idx in np.ndindex(*a.shape[:-2]):
+        x_ref[idx] = np.linalg.lstsq(a[idx], b[idx], rcond=rtol)[0]
+    want = [(DTYPES[dt], x_ref.shape), (real, a.shape[:-2] + ((b.shape[-1],) if rows > cols else (0,))),
+            (np.int64, a.shape[:-2]), (real, a.shape[:-2] + (min(rows, cols),))]
+    if any(g is None or g.dtype != np.dtype(t) or g.shape != sh for g, (t, sh) in zip(got, want)):
+        print('%s: results %s; wanted %s' % (name, [None if g is None else (g.dtype, g.shape) for g in got], want))
+        return 1
+    x, res, rank, s = got
+    scale = float(np.max(np.abs(x_ref), initial=0.0)) or 1.0
+    ratio = float(np.max(np.abs(x.astype(WIDE[dt]) - x_ref), initial=0.0)) / scale / unit
+    worst['lstsq solution'] = max(worst.get('lstsq solution', 0.0), ratio)
+    if not ratio <= C:
+        print('%s: X differs from NumPy by %.3g x max(m, n) * cond^2 * eps * max|ref| (bound %g)' % (name, ratio, C))
+        failures += 1
+    if not np.array_equal(rank, rank_ref):
+        print('%s: rank %s; NumPy\'s singular values give %s' % (name, rank, rank_ref))
+        failures += 1
+    sratio = float(np.max(np.abs(s - sv), initial=0.0)) / (float(np.max(sv, initial=0.0)) or 1.0) / (max(rows, cols) * eps)
+    worst['lstsq values'] = max(worst.get('lstsq values', 0.0), sratio)
+    if not sratio <= C:
+        print('%s: S differs from NumPy\'s by %.3g x max(m, n) * eps * max S' % (name, sratio))
+        failures += 1
+    if rows > cols:  # the residuals: |A X_ref - B|^2 per column (NumPy gives them for full rank only)
+        r_ref = np.sum(np.abs(a @ x_ref - b) ** 2, axis=-2)
+        bscale = float(np.max(np.sum(np.abs(b) ** 2, axis=-2), initial=0.0)) or 1.0
+        rratio = float(np.max(np.abs(res - r_ref), initial=0.0)) / bscale / unit
+        worst['lstsq residuals'] = max(worst.get('lstsq residuals', 0.0), rratio)
+        if not rratio <= C:
+            print('%s: residuals differ by %.3g x max(m, n) * cond^2 * eps * max|B|^2' % (name, rratio))
+            failures += 1
+    return failures
+
+
+# ---- matrix_norm and cond against numpy.linalg.norm (a matrix ord over the last two axes) and numpy.linalg.cond;
+# flags is the th_norm_ord: TH_NORM_FRO, NUC, 1, -1, 2, -2, INF, NEG_INF ----
+
+NORMS = ('matrix_norm', 'cond')
+ORDS = ['fro', 'nuc', 1, -1, 2, -2, np.inf, -np.inf]
+SVD_ORDS = (1, 4, 5)  # nuc, 2, -2: LAPACK only
+
+
+def write_norms(add, dt):
+    rng = np.random.default_rng(1517)
+    single = dt in ('f32', 'c64')
+    for o in range(8):
+        for m, n in ((1, 1), (4, 4), (5, 3), (3, 7), (33, 33)):
+            for batch in ((), (2, 3)):
+                for fortran in (False, True):
+                    tag = '%s_o%d_%dx%d_b%s_%s' % (dt, o, m, n, 'x'.join(map(str, batch)) or '0', 'F' if fortran else 'C')
+                    add('norm_' + tag, 'matrix_norm', dt, [100.0 * rand(rng, batch + (m, n), dt)], fortran, flags=o)
+        for cond_name, cond in (('good', 10.0), ('ill', 1e3 if single else 1e6)):
+            for n in (1, 4, 33):
+                for batch in ((), (4,)):
+                    tag = '%s_o%d_%s_n%d_b%s' % (dt, o, cond_name, n, 'x'.join(map(str, batch)) or '0')
+                    add('cond_' + tag, 'cond', dt, [with_cond(rng, batch, n, dt, cond)], flags=o)
+        if o in (4, 5):  # 2, -2 take any m x n
+            add('cond_%s_o%d_wide' % (dt, o), 'cond', dt, [rand(rng, (3, 4, 6), dt)], flags=o)
+        elif o != 1:  # singular: an exactly zero pivot gives inf, as NumPy (whose nuc then fails: its SVD of NaN)
+            a = rng.integers(-4, 5, (3, 4, 4)).astype(np.float64) + 8 * np.eye(4)
+            a[1, 2] = 0
+            add('cond_%s_o%d_singular' % (dt, o), 'cond', dt, [a], flags=o)
+
+
+def check_norm(d, name, m, worst):
+    op, dt, o = m['op'], m['dtype'], m.get('flags') or 0
+    a = np.load(os.path.join(d, '%s_in0.npy' % name)).astype(WIDE[dt])
+    err_path = os.path.join(d, 'out', name + '.err')
+    text = open(err_path).read().strip() if os.path.exists(err_path) else ''
+    with open(os.path.join(d, 'out', 'lapack.txt')) as f:
+        have_lapack = f.read().strip() == 'yes'
+    if o in SVD_ORDS and not have_lapack:
+        if not text.startswith('TH_ERR_UNSUPPORTED th_%s_%s: needs LAPACK' % (dt, op)) or '-Dlapack=enabled' not in text:
+            print('%s: without LAPACK the library said %r (wanted TH_ERR_UNSUPPORTED naming the option)' % (name, text))
+            return 1
+        return 0
+    if text:
+        print('%s: the library refused: %s' % (name, text))
+        return 1
+    path = os.path.join(d, 'out', '%s_0.npy' % name)
+    got = np.load(path) if os.path.exists(path) else None
+    real = np.dtype(DTYPES[dt]).type(0).real.dtype
+    if op == 'matrix_norm':
+        ref = np.linalg.norm(a, ORDS[o], axis=(-2, -1))
+    else:
+        ref = np.linalg.cond(a, ORDS[o])
+    ref = np.asarray(ref)
+    if got is None or got.dtype != real or got.shape != ref.shape:
+        print('%s: result %s; NumPy: %s' % (name, None if got is None else (got.dtype, got.shape), ref.shape))
+        return 1
+    eps = np.finfo(DTYPES[dt]).eps
+    size = max(a.shape[-2:])
+    if op == 'matrix_norm':
+        unit = size * eps
+    else:
+        c2 = np.linalg.cond(a.reshape((-1,) + a.shape[-2:]))
+        unit = size * float(np.max(np.where(np.isfinite(c2), c2, 1.0), initial=1.0)) * eps
+    got = got.astype(np.float64)
+    inf = np.isinf(ref)
+    if not np.array_equal(inf, np.isinf(got)):
+        print('%s: inf where NumPy has %s: %s' % (name, ref.ravel()[:6], got.ravel()[:6]))
+        return 1
+    fin = ~inf
+    den = np.abs(ref)
+    if op == 'matrix_norm' and o == 5:  # the smallest singular value is accurate to eps times the largest
+        den = np.asarray(np.linalg.norm(a, 2, axis=(-2, -1)))
+    rel = np.abs(got[fin] - ref[fin]) / np.where(den[fin] != 0, den[fin], 1.0)
+    ratio = float(np.max(rel, initial=0.0)) / unit
+    key = '%s %s' % (op, ORDS[o])
+    worst[key] = max(worst.get(key, 0.0), ratio)
+    if not ratio <= C:
+        print('%s: differs from NumPy by %.3g x %s (bound %g)' % (name, ratio,
+                                                                'max(m, n) * eps' if op == 'matrix_norm' else 'n * cond * eps', C))
+        return 1
+    return 0
+
+
+# ---- matrix_power against numpy.linalg.matrix_power; flags is the power ----
+
+def write_powers(add, dt):
+    rng = np.random.default_rng(1518)
+    for n in (1, 4, 9):
+        for batch in ((), (2, 3)):
+            for fortran in (False, True):
+                for p in (0, 1, 2, 5, 12, -1, -3):
+                    tag = '%s_n%d_b%s_%s_p%d' % (dt, n, 'x'.join(map(str, batch)) or '0', 'F' if fortran else 'C', p)
+                    a = with_cond(rng, batch, n, dt, 4.0)  # |A| = 1, cond 4: A^p stays in range
+                    add('power_' + tag.replace('-', 'm'), 'matrix_power', dt, [a], fortran, flags=p)
+    a = rng.integers(-4, 5, (3, 4, 4)).astype(np.float64) + 8 * np.eye(4)
+    a[1, 2] = 0
+    add('power_singular_' + dt, 'matrix_power', dt, [a], error=1, flags=-2)
+
+
+def check_power(d, name, m, worst):
+    dt, p = m['dtype'], m.get('flags') or 0
+    a = np.load(os.path.join(d, '%s_in0.npy' % name)).astype(WIDE[dt])
+    err_path = os.path.join(d, 'out', name + '.err')
+    text = open(err_path).read().strip() if os.path.exists(err_path) else ''
+    if m['error'] is not None:
+        try:
+            np.linalg.matrix_power(a, p)
+            refused = False
+        except np.linalg.LinAlgError:
+            refused = True
+        want = 'at batch index %d' % m['error']
+        if not refused or not text.startswith('TH_ERR_LINALG th_%s_matrix_power: ' % dt) or want not in text:
+            print('%s: NumPy refused: %s; the library said %r (wanted TH_ERR_LINALG ... %s)' % (name, refused, text, want))
+            return 1
+        return 0
+    if text:
+        print('%s: the library refused: %s' % (name, text))
+        return 1
+    ref = np.linalg.matrix_power(a, p)
+    path = os.path.join(d, 'out', '%s_0.npy' % name)
+    got = np.load(path) if os.path.exists(path) else None
+    if got is None or got.shape != ref.shape or got.dtype != np.dtype(DTYPES[dt]):
+        print('%s: result %s; NumPy: %s' % (name, None if got is None else (got.dtype, got.shape), ref.shape))
+        return 1
+    n = a.shape[-1]
+    eps = np.finfo(DTYPES[dt]).eps
+    # each of the about 2 log2 |p| products adds n eps relative to |A|^k; A^-1 adds cond(A) = 4
+    steps = max(1, 2 * int(abs(p)).bit_length())
+    unit = steps * n * eps * (4.0 if p < 0 else 1.0) * max(1, abs(p))
+    scale = float(np.max(np.abs(ref), initial=0.0)) or 1.0
+    ratio = float(np.max(np.abs(got.astype(WIDE[dt]) - ref), initial=0.0)) / scale / unit
+    worst['matrix_power'] = max(worst.get('matrix_power', 0.0), ratio)
+    if not ratio <= C:
+        print('%s: differs from NumPy by %.3g x |p| * 2 log2 |p| * n * eps * max|ref| (bound %g)' % (name, ratio, C))
+        return 1
+    return 0
 
 
 if __name__ == '__main__':
