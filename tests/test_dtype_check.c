@@ -140,7 +140,8 @@ static bool dc_untouched(const th_tensor *t)
     const int64_t sizes[1] = {th_tensor_numel(t)};
     th_tensor *ones = dc_ones(th_tensor_dtype(t), 1, sizes);
     size_t n = (size_t)sizes[0] * th_dtype_info(th_tensor_dtype(t))->size;
-    bool same = ones && memcmp(th_tensor_data(t), th_tensor_data(ones), n) == 0;
+    /* n == 0: an empty tensor's data may be NULL, which memcmp may not be given even for 0 bytes */
+    bool same = ones && (n == 0 || memcmp(th_tensor_data(t), th_tensor_data(ones), n) == 0);
     th_tensor_release(ones);
     return same;
 }
