@@ -110,6 +110,22 @@ TH__MAYBE_UNUSED static int th__out_status(th_tensor *result)
     return TH_OK;
 }
 
+/* The status an op's failure path records: the error its failed step recorded, or (a step that failed without
+ * recording one) an internal error naming fn. */
+TH__MAYBE_UNUSED static int th__failed_status(const char *fn)
+{
+    const int status = th_last_status();
+    return status != TH_OK ? status : th__fail(TH_ERR_INVALID, fn, "failed");
+}
+
+/* An op's last line: its result, or NULL with the result released when status is an error. */
+TH__MAYBE_UNUSED static th_tensor *th__result_or_release(int status, th_tensor *result)
+{
+    if (status == TH_OK) return result;
+    th_tensor_release(result);
+    return NULL;
+}
+
 static void th__byte_range(const th_tensor *t, uintptr_t *lo, uintptr_t *hi);
 static bool th__same_layout(const th_tensor *a, const th_tensor *b);
 static th_tensor *th__convert_new(const char *fn, th_dtype dtype, const th_tensor *src);

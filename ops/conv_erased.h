@@ -311,8 +311,7 @@ TH__MAYBE_UNUSED static th_tensor *th__conv_run(const char *fn, int nsp, th_tens
     if (tmp && th_tensor_copy(result, tmp)) goto fail;
     goto done;
 fail:
-    status = th_last_status();
-    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+    status = th__failed_status(fn);
 done:
     free(col);
     th_tensor_release(xu);
@@ -322,11 +321,7 @@ done:
     th_tensor_release(wc);
     th_tensor_release(bc);
     th_tensor_release(tmp);
-    if (status != TH_OK) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* One plane of pooling in the compute type T: max (with the flat input index of each maximum, NaN winning as
@@ -450,8 +445,7 @@ finish:
     if (indices_out && th_tensor_copy(indices_out, ix)) goto fail;
     goto done;
 fail:
-    status = th_last_status();
-    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+    status = th__failed_status(fn);
 done:
     th_tensor_release(xu);
     th_tensor_release(xc);
@@ -566,17 +560,12 @@ TH__MAYBE_UNUSED static th_tensor *th__pad_run(const char *fn, th_tensor *out, c
     if (tmp && th_tensor_copy(result, tmp)) goto fail;
     goto done;
 fail:
-    status = th_last_status();
-    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+    status = th__failed_status(fn);
 done:
     th_tensor_release(xu);
     th_tensor_release(xc);
     th_tensor_release(tmp);
-    if (status != TH_OK) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* adaptive_avg_pool2d / adaptive_max_pool2d: output cell i of a dim of input size n and output size m covers
@@ -678,8 +667,7 @@ finish:
     if (indices_out && th_tensor_copy(indices_out, ix)) goto fail;
     goto done;
 fail:
-    status = th_last_status();
-    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+    status = th__failed_status(fn);
 done:
     th_tensor_release(xu);
     th_tensor_release(xc);

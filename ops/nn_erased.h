@@ -370,19 +370,14 @@ TH__MAYBE_UNUSED static th_tensor *th__nn_run(const char *fn, th__nn_op op, th_t
     if (tmp && th_tensor_copy(result, tmp)) goto fail;
     goto done;
 fail:
-    status = th_last_status();
-    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+    status = th__failed_status(fn);
 done:
     free(p);
     th_tensor_release(w);
     th_tensor_release(b);
     th_tensor_release(xin);
     th_tensor_release(tmp);
-    if (status != TH_OK) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* ---- group_norm and batch_norm (inference): per-channel work over (N, C, *) ----
@@ -547,8 +542,7 @@ TH__MAYBE_UNUSED static th_tensor *th__cn_run(const char *fn, bool group, th_ten
     if (tmp && th_tensor_copy(result, tmp)) goto fail;
     goto done;
 fail:
-    status = th_last_status();
-    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+    status = th__failed_status(fn);
 done:
     th_tensor_release(w);
     th_tensor_release(b);
@@ -557,11 +551,7 @@ done:
     th_tensor_release(xu);
     th_tensor_release(xc);
     th_tensor_release(tmp);
-    if (status != TH_OK) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* ---- glu, swiglu, geglu: x halved along a dim into a (first half) and b (second half) ----
@@ -672,17 +662,12 @@ TH__MAYBE_UNUSED static th_tensor *th__gate_run(const char *fn, th__gate_op op, 
     if (tmp && th_tensor_copy(result, tmp)) goto fail;
     goto done;
 fail:
-    status = th_last_status();
-    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+    status = th__failed_status(fn);
 done:
     th_tensor_release(xu);
     th_tensor_release(xc);
     th_tensor_release(tmp);
-    if (status != TH_OK) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* ---- embedding: rows of weight picked by i64 indices of any shape ---- */
@@ -756,17 +741,12 @@ TH__MAYBE_UNUSED static th_tensor *th__embedding_run(const char *fn, th_tensor *
     if (tmp && th_tensor_copy(result, tmp)) goto fail;
     goto done;
 fail:
-    status = th_last_status();
-    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+    status = th__failed_status(fn);
 done:
     th_tensor_release(ic);
     th_tensor_release(wc);
     th_tensor_release(tmp);
-    if (status != TH_OK) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* ---- rope: rotary position embedding ---- */
@@ -896,19 +876,14 @@ TH__MAYBE_UNUSED static th_tensor *th__rope_run(const char *fn, th_tensor *out, 
     if (tmp && th_tensor_copy(result, tmp)) goto fail;
     goto done;
 fail:
-    status = th_last_status();
-    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+    status = th__failed_status(fn);
 done:
     th_tensor_release(xu);
     th_tensor_release(xc);
     th_tensor_release(cc);
     th_tensor_release(sc);
     th_tensor_release(tmp);
-    if (status != TH_OK) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* ---- nll_loss and cross_entropy (class-index targets) ---- */
@@ -1080,19 +1055,14 @@ TH__MAYBE_UNUSED static th_tensor *th__loss_run(const char *fn, bool ce, th_tens
     }
     goto done;
 fail:
-    status = th_last_status();
-    if (status == TH_OK) status = th__fail(TH_ERR_INVALID, fn, "failed");
+    status = th__failed_status(fn);
 done:
     free(buf);
     th_tensor_release(tc);
     th_tensor_release(xc);
     th_tensor_release(wc);
     th_tensor_release(tmp);
-    if (status != TH_OK) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 
