@@ -50,13 +50,17 @@ count_results() { # counts meson's results for one build directory
     failed=$((failed + f))
 }
 
-# tested_targets DIR TEST-ARGS...: the ninja targets that the tests of the suites TEST-ARGS name (--suite)
-# need, one a line, from the introspection files `meson setup` wrote into DIR.
+# tested_targets DIR TEST-ARGS...: the ninja targets that the tests TEST-ARGS select need, one a line, from the
+# introspection files `meson setup` wrote into DIR. As `meson test` selects: the tests of the suites named by
+# --suite (every test where none is named), less those of a suite named by --no-suite.
 tested_targets() {
     python3 -c '
 import json, os, sys
 build, args = sys.argv[1], sys.argv[2:]
 suites = {args[i + 1] for i, a in enumerate(args[:-1]) if a == "--suite"}
+left_out = {args[i + 1] for i, a in enumerate(args[:-1]) if a == "--no-suite"}
+def named(test, names):
+    return any(s in names or s.split(":")[-1] in names for s in test["suite"])
 info = os.path.join(build, "meson-info")
 with open(os.path.join(info, "intro-targets.json")) as f:
     files = {t["id"]: t["filename"] for t in json.load(f)}
@@ -64,7 +68,7 @@ with open(os.path.join(info, "intro-tests.json")) as f:
     tests = json.load(f)
 wanted = set()
 for t in tests:
-    if any(s in suites or s.split(":")[-1] in suites for s in t["suite"]):
+    if (not suites or named(t, suites)) and not named(t, left_out):
         for dep in t["depends"]:
             wanted.update(os.path.relpath(p, build) for p in files[dep])
 print("\n".join(sorted(wanted)))
@@ -72,8 +76,8 @@ print("\n".join(sorted(wanted)))
 }
 
 # run NAME SETUP-ARGS... -- TEST-ARGS...: one configuration, counted even when the build itself fails.
-# With only_tested=1 in its environment it builds only what the tests of the suites it names need, not the
-# docs examples and interop modules as well: for a configuration whose every compile is slow.
+# With only_tested=1 in its environment it builds only what the tests it selects need (--suite, --no-suite),
+# not the docs examples and interop modules as well: for a configuration whose every compile is slow.
 run() {
     local name=$1; shift
     local setup=() test_args=()
@@ -118,7 +122,9 @@ CC=gcc CXX=g++ run gcc -Dwerror=true "${venv_args[@]}"
 # says, so the gcc configuration's four architectures already build these objects; for all four again, the
 # kernels were 20 of this configuration's 23 minutes in a fresh-clone run (ew_kernels.cu alone 1195 s).
 CC=clang CXX=clang++ run clang -Dwerror=true -Dnvcc_arch=9.0 -- --no-suite consumers
-# DLPack against a 1.x header as well as Debian's 0.6: apache-tvm-ffi's wheel ships dlpack.h 1.3.
+# DLPack against a 1.x header as well as Debian's 0.6: apache-tvm-ffi's wheel ships dlpack.h 1.3. Only what the
+# core and modes suites need is built (the DLPack tests among them); the rest was 800 CPU seconds of compiles
+# that no test of this configuration ran.
 dl1=$out/dlpack1-header
 if [ ! -f "$dl1/include/dlpack/dlpack.h" ]; then
     rm -rf "$dl1" && mkdir -p "$dl1" &&
@@ -127,7 +133,7 @@ if [ ! -f "$dl1/include/dlpack/dlpack.h" ]; then
      mkdir -p include && cp -r wheel/tvm_ffi/include/dlpack include/)
 fi
 if [ -f "$dl1/include/dlpack/dlpack.h" ]; then
-    CC=gcc CXX=g++ run dlpack1 -Dwerror=true -Dcuda=disabled -Ddlpack=enabled "-Ddlpack_include=$dl1/include" -- \
+    CC=gcc CXX=g++ only_tested=1 run dlpack1 -Dwerror=true -Dcuda=disabled -Ddlpack=enabled "-Ddlpack_include=$dl1/include" -- \
         --suite core --suite modes
 else
     echo "dlpack1: could not fetch a DLPack 1.x header (apache-tvm-ffi from PyPI)"
@@ -137,8 +143,13 @@ fi
 # NumPy too (suite lapack: numpy_lapack and the docs example); only what those suites need is built.
 CC=gcc CXX=g++ only_tested=1 run nolapack -Dwerror=true -Dcuda=disabled -Dlapack=disabled -- --suite core \
     --suite lapack
-CC=gcc CXX=g++ run asan -Dwerror=true -Dcuda=disabled -Db_sanitize=address,undefined -Db_lundef=false -- \
-    --no-suite consumers --no-suite names
+# Every suite but the docs examples: each example stamps the whole implementation into its one file, as a
+# user's program does, and under ASan+UBSan each such compile takes 1-3 CPU minutes (the 23 examples were 1,600
+# of this configuration's 2,900 CPU seconds of building, in a fresh-clone run). The library code the examples
+# call is the code the suites here test; the examples themselves run under valgrind below (invalid accesses,
+# leaks: it found the safetensors example's) and in the gcc and clang configurations.
+CC=gcc CXX=g++ only_tested=1 run asan -Dwerror=true -Dcuda=disabled -Db_sanitize=address,undefined -Db_lundef=false -- \
+    --no-suite consumers --no-suite names --no-suite docs
 # The sanitizer and valgrind configurations build no CUDA companion (-Dcuda=disabled): nvcc's objects are not
 # instrumented, and the companion's plain-C logic (suite cuda: conversions, index math, allocator policy, IPC)
 # is built and checked there anyway.
@@ -169,18 +180,35 @@ TH_DIST_RANK_WRAP="valgrind --quiet --error-exitcode=99 --num-callers=50 --leak-
 --errors-for-leak-kinds=definite,indirect --suppressions=$root/tests/dist/openmpi.supp" \
     run valgrind-dist -Dwerror=true -Dcuda=disabled -Dbuildtype=debug -- --suite dist --timeout-multiplier 5
 
-# Fuzzers (libFuzzer, clang): a short run of each; any crash, leak or abort fails it.
-for target in tests/fuzz/fuzz_*.c; do
-    name=$(basename "$target" .c)
-    echo "=== $name"
-    corpus=$out/$name-corpus
+# Fuzzers (libFuzzer, clang): a short run of each; any crash, leak or abort fails it. Two at a time: each is one
+# process (its compile too), and one after another they were 9.5 minutes of a fresh-clone run.
+fuzz() { # fuzz NAME SOURCE: builds and runs one fuzzer; its verdict line goes to $out/NAME.verdict
+    local name=$1 target=$2 corpus=$out/$1-corpus
     mkdir -p "$corpus"
     # Seeds (real files, for the file format parsers) start the corpus where a target has them.
     [ -d "tests/fuzz/seeds/$name" ] && cp -n tests/fuzz/seeds/"$name"/* "$corpus"/
     if clang -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I. \
             "$target" -o "$out/$name" -lm >"$out/$name.build.log" 2>&1 &&
        "$out/$name" -max_total_time="${TH_FUZZ_SECONDS:-30}" -timeout=10 -artifact_prefix="$out/$name-" "$corpus" >"$out/$name.log" 2>&1; then
-        echo "$name: ok ($(grep -c . <(ls "$corpus")) corpus entries)"
+        echo "$name: ok ($(grep -c . <(ls "$corpus")) corpus entries)" >"$out/$name.verdict"
+    else
+        echo "$name: FAILED" >"$out/$name.verdict"
+    fi
+}
+echo "=== fuzzers"
+began=$SECONDS
+fuzzers=()
+for target in tests/fuzz/fuzz_*.c; do
+    name=$(basename "$target" .c)
+    fuzzers+=("$name")
+    rm -f "$out/$name.verdict"
+    while [ "$(jobs -rp | wc -l)" -ge 2 ]; do wait -n; done
+    fuzz "$name" "$target" &
+done
+wait
+for name in "${fuzzers[@]}"; do
+    if grep -q ': ok' "$out/$name.verdict" 2>/dev/null; then
+        cat "$out/$name.verdict"
         passed=$((passed + 1))
     else
         echo "$name: FAILED"
@@ -188,6 +216,7 @@ for target in tests/fuzz/fuzz_*.c; do
         failed=$((failed + 1))
     fi
 done
+echo "fuzzers: $((SECONDS - began)) s"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
