@@ -18,11 +18,12 @@ static void fail_call(const char *what)
 /* which 0: a of a unary op, 1: a of a binary op (both 4 x 3, used transposed); 2: b (4), broadcast against
  * a's rows; 3: a condition (3 x 4). Values of every sign and fractions for a; b is positive and whole from 1
  * to 4 with a fraction for floats, so an integer divisor or exponent is never refused on the CPU. */
-static th_tensor *make_input(th_dtype dtype, int which)
+/* A tensor of the given shape holding the values of `which` (1 and 0: signed fractions; 2: positive, no zero;
+ * 3: ones and zeros) in the dtype. */
+static th_tensor *make_values(th_dtype dtype, int which, int ndim, const int64_t *sizes)
 {
-    const int64_t n = which == 2 ? 4 : 12;
-    th_f64_tensor *src = which == 2 ? th_f64_empty(1, (const int64_t[]){4})
-                                    : th_f64_empty(2, which == 3 ? (const int64_t[]){3, 4} : (const int64_t[]){4, 3});
+    th_f64_tensor *src = th_f64_empty(ndim, sizes);
+    const int64_t n = th_f64_numel(src);
     double *v = th_f64_data(src);
     for (int64_t i = 0; i < n; i++)
         v[i] = which == 3   ? (double)(i % 3 == 0)
@@ -36,9 +37,24 @@ static th_tensor *make_input(th_dtype dtype, int which)
 #undef TH__EWC_MAKE
     default: break;
     }
-    if (!out || th_tensor_copy(out, th_f64_base(src)) != TH_OK) fail_call("make_input");
+    if (!out || th_tensor_copy(out, th_f64_base(src)) != TH_OK) fail_call("make_values");
     th_f64_release(src);
     return out;
+}
+
+/* The inputs of the strided cases: 4 x 3 (which 0 and 1, transposed by the test), 4 (2: broadcast along the
+ * rows), 3 x 4 (3: where's condition). */
+static th_tensor *make_input(th_dtype dtype, int which)
+{
+    if (which == 2) return make_values(dtype, which, 1, (const int64_t[]){4});
+    return make_values(dtype, which, 2, which == 3 ? (const int64_t[]){3, 4} : (const int64_t[]){4, 3});
+}
+
+/* The inputs of the contiguous cases: 37 elements in a line, a count that no vector width of the device's
+ * contiguous kernel (2, 4, 8 or 16 elements) divides, so its last elements take the kernel's tail path. */
+static th_tensor *make_line(th_dtype dtype, int which)
+{
+    return make_values(dtype, which, 1, (const int64_t[]){37});
 }
 
 static bool scalar_bool(void) { return true; }

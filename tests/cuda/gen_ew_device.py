@@ -60,6 +60,45 @@ def ops_of(root):
     return ops
 
 
+def line_cases(op, dt, binary, exact, res, rb):
+    """The op on contiguous lines (the device's vector kernel, its tail included) and on lines that start one
+    element in (off its vectors' alignment: the one-element kernel), against the CPU."""
+    out = ['    th_%s_tensor *lx = (th_%s_tensor *)make_line(TH_%s, 1), *ly = (th_%s_tensor *)make_line(TH_%s, 2);'
+           % (dt, dt, dt.upper(), dt, dt.upper()),
+           '    th_bool_tensor *lc = (th_bool_tensor *)make_line(TH_BOOL, 3);',
+           '    th_%s_tensor *dlx = th_%s_to_cuda(lx, 0), *dly = th_%s_to_cuda(ly, 0);' % (dt, dt, dt),
+           '    th_bool_tensor *dlc = th_bool_to_cuda(lc, 0);',
+           '    th_%s_tensor *ox = th_%s_narrow(lx, 0, 1, 35), *oy = th_%s_narrow(ly, 0, 1, 35);' % (dt, dt, dt),
+           '    th_bool_tensor *oc = th_bool_narrow(lc, 0, 1, 35);',
+           '    th_%s_tensor *dox = dlx ? th_%s_narrow(dlx, 0, 1, 35) : NULL, *doy = dly ? th_%s_narrow(dly, 0, 1, 35) : NULL;'
+           % (dt, dt, dt),
+           '    th_bool_tensor *doc = dlc ? th_bool_narrow(dlc, 0, 1, 35) : NULL;']
+    cases = [('contiguous', 'lx', 'ly', 'lc', 'dlx', 'dly', 'dlc'), ('one element in', 'ox', 'oy', 'oc', 'dox', 'doy', 'doc')]
+    for label, hx, hy, hc, gx, gy, gc in cases:
+        if op in TERNARY:
+            host = TERNARY[op] % {'dt': dt, 'a': hx, 'b': hy, 'c': hy}
+            dev = TERNARY[op] % {'dt': dt, 'a': gx, 'b': gy, 'c': gy}
+            host = host.replace('VALUE', 'scalar_%s()' % dt).replace('LO', 'low_%s()' % dt).replace('cond', hc)
+            dev = dev.replace('VALUE', 'scalar_%s()' % dt).replace('LO', 'low_%s()' % dt).replace('cond', gc)
+            calls = [(host, '%s && %s && %s ? %s : NULL' % (gx, gy, gc, dev), '')]
+        elif binary:
+            calls = [('th_%s_%s(%s, %s)' % (dt, op, hx, hy), '%s && %s ? th_%s_%s(%s, %s) : NULL' % (gx, gy, dt, op, gx, gy), ''),
+                     ('th_%s_%s_scalar(%s, scalar_%s())' % (dt, op, hx, dt),
+                      '%s ? th_%s_%s_scalar(%s, scalar_%s()) : NULL' % (gx, dt, op, gx, dt), '_scalar')]
+        else:
+            calls = [('th_%s_%s(%s)' % (dt, op, hx), '%s ? th_%s_%s(%s) : NULL' % (gx, dt, op, gx), '')]
+        for host, dev, form in calls:
+            out.append('    {')
+            out.append('        %s *w = %s, *g = %s;' % (res, host, dev))
+            out.append('        compare("th_%s_%s%s (%s)", %s(w), %s(g), %s);' % (dt, op, form, label, rb, rb, exact))
+            out.append('        th_release(w);')
+            out.append('        th_release(g);')
+            out.append('    }')
+    for t in ('doc', 'doy', 'dox', 'oc', 'oy', 'ox', 'dlc', 'dly', 'dlx', 'lc', 'ly', 'lx'):
+        out.append('    th_release(%s);' % t)
+    return out
+
+
 def main():
     root, output = sys.argv[1], sys.argv[2]
     ops = ops_of(root)
@@ -116,6 +155,7 @@ def main():
             out.append('    th_release(dc);')
         out.append('    th_release(want);')
         out.append('    th_release(got);')
+        out += line_cases(op, dt, binary, exact, res, rb)
         for t in ('dat', 'db', 'da', 'at', 'b', 'a'):
             out.append('    th_release(%s);' % t)
         out.append('}')
