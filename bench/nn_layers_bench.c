@@ -1,5 +1,6 @@
 /* bench/nn_layers_bench.c: group_norm, batch_norm, swiglu, geglu, rope, cross_entropy and adaptive_avg_pool2d
- * (f32, one thread, best of 7 runs, the _out forms), next to a copy of the norms' input; bench/nn_layers_torch.py
+ * and the activations silu, gelu_tanh, hardswish, softplus, leaky_relu (f32, one thread, best of 7 runs, the
+ * _out forms), next to a copy of the norms' input; bench/nn_layers_torch.py
  * times the same in PyTorch 1.13 (swiglu, geglu and rope composed from torch ops). Run by bench/nn_layers_run.sh. */
 #define _POSIX_C_SOURCE 200809L
 #define TH_IMPLEMENTATION
@@ -35,6 +36,12 @@ int main(void)
     TIME("cross_entropy_out (2048, 32000)", th_f32_cross_entropy_out(lo, lg, tg, NULL, NULL));
     th_f32_tensor *ap = th_f32_empty(4, (int64_t[]){8, 64, 7, 7});
     TIME("adaptive_avg_pool2d_out ->7x7", th_f32_adaptive_avg_pool2d_out(ap, x, (int64_t[]){7, 7}));
+    /* the elementwise activations over the norms' input (1.6M elements), into out */
+    TIME("silu_out (8,64,56,56)", th_f32_silu_out(y, x));
+    TIME("gelu_tanh_out (8,64,56,56)", th_f32_gelu_tanh_out(y, x));
+    TIME("hardswish_out (8,64,56,56)", th_f32_hardswish_out(y, x));
+    TIME("softplus_out (8,64,56,56)", th_f32_softplus_out(y, x, 1.0, 20.0));
+    TIME("leaky_relu_out (8,64,56,56)", th_f32_leaky_relu_out(y, x, 0.01));
     th_f32_tensor *all[] = {x, y, w, v, h, ho, q, qo, c, s, lg, lo, ap};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) th_f32_release(all[k]);
     th_i64_release(tg);

@@ -38,6 +38,8 @@ typedef struct th_loss_opts {
 
 #else
 
+#include "activation_math.h" /* the gated units' silu and gelu (tanh form) are the elementwise ops' own */
+
 /* The row kernels' attribute: TH__HOT's -O3 and, for gcc, no trapping math: without it gcc keeps the compares
  * of the clamp and the maximum as branches (a compare might raise an exception nobody tests) and the loops
  * scalar. The results are the same bits. */
@@ -574,7 +576,7 @@ static double th__gate_elem(th__gate_op op, double a, double b)
 {
     switch (op) {
     case TH__GATE_GLU: return a / (1.0 + exp(-b));
-    case TH__GATE_SWIGLU: return a / (1.0 + exp(-a)) * b;
+    case TH__GATE_SWIGLU: return th__act_silu(a) * b;
     case TH__GATE_GEGLU:
         if (a < -1.0) { /* erfc magnifies its argument's rounding ~2t^2 times: put it back to first order */
             const double c_hi = 0.70710678118654757, c_lo = -4.8336466567264567e-17; /* 1/sqrt(2) */
@@ -582,11 +584,7 @@ static double th__gate_elem(th__gate_op op, double a, double b)
             return 0.5 * a * (erfc(t) - lo * 1.12837916709551257390 * exp(-t * t)) * b; /* 2 / sqrt(pi) */
         }
         return 0.5 * a * erfc(-a * 0.70710678118654752440) * b;
-    default: {
-        /* 0.5 a (1 + tanh(sqrt(2 / pi) (a + 0.044715 a^3))), as torch's gelu(approximate='tanh') */
-        double k = 0.79788456080286535588 * (a + 0.044715 * a * a * a);
-        return 0.5 * a * (1.0 + tanh(k)) * b;
-    }
+    default: return th__act_gelu_tanh(a) * b;
     }
 }
 

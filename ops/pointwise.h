@@ -715,6 +715,7 @@ TH__ELEM bool TH_PRIVATE(logical_xor_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b) {
 #include "binary_op.h"
 
 #include "ternary.h"
+#include "activation.h"
 
 #ifdef TH__ELEMS
 #undef TH__M

@@ -7,7 +7,12 @@
  *   TH_OP_ROW_F32/F64   (optional) a dtype-erased kernel (float *out, const float *in, n) that the
  *                       contiguous rows of f32 / f64 use instead of the element function: the vectorised
  *                       exp, tanh, ... of core/vecmath.h
- * and, in the implementation, TH_PRIVATE(<op>_elem)(ct x).
+ *   TH_OP_NPARAMS       (optional) the op takes that many values (doubles) after its tensor, declared by
+ *   TH_OP_PARAMS        (e.g. `double beta, double threshold`) and named, in order, by
+ *   TH_OP_PARAM_VALUES  (`beta, threshold`): leaky_relu's slope, softplus's beta and threshold
+ * and, in the implementation, TH_PRIVATE(<op>_elem)(ct x), or with values (ct x, const double *p) and
+ * TH_PRIVATE(<op>_check)(const char *fn, const double *p), which refuses values the op has no meaning for
+ * (0 or a status from th__fail naming fn and the value).
  *
  * The forms: th_<sfx>_<op>(a) returns a new tensor (NULL on error); th_<sfx>_<op>_out(out, a) writes into
  * out and th_<sfx>_<op>_inplace(a) into a, each returning 0 or a negative status. Errors: a NULL tensor, a of
@@ -43,23 +48,35 @@
 #if defined(TH_OP_BOOL_RESULT) || defined(TH_OP_REAL_RESULT)
 #define TH__NO_INPLACE
 #endif
+#ifdef TH_OP_NPARAMS
+#if !defined(TH_OP_PARAMS) || !defined(TH_OP_PARAM_VALUES)
+#error "ops/unary_op.h: an op with TH_OP_NPARAMS declares them (TH_OP_PARAMS) and names them (TH_OP_PARAM_VALUES)"
+#endif
+#define TH__PARAMS_DECL , TH_OP_PARAMS
+#define TH__ELEM_PARAMS , (const double *)ctx
+#define TH__CTX th__params
+#else
+#define TH__PARAMS_DECL
+#define TH__ELEM_PARAMS
+#define TH__CTX NULL
+#endif
 
 #if defined(TH__DEVICE_ELEMS)
 /* Stamped for a device (ops/pointwise.h says how): the companion's template makes the op's kernel. */
 #include TH__DEVICE_UNARY_OP
 #elif !defined(TH__DEFINING)
 
-TH_API TH__RES *TH__OP_NAME()(const TH_NAME(tensor) *a);
-TH_API int TH__OP_NAME(_out)(TH__RES *out, const TH_NAME(tensor) *a);
+TH_API TH__RES *TH__OP_NAME()(const TH_NAME(tensor) *a TH__PARAMS_DECL);
+TH_API int TH__OP_NAME(_out)(TH__RES *out, const TH_NAME(tensor) *a TH__PARAMS_DECL);
 #ifndef TH__NO_INPLACE
-TH_API int TH__OP_NAME(_inplace)(TH_NAME(tensor) *a);
+TH_API int TH__OP_NAME(_inplace)(TH_NAME(tensor) *a TH__PARAMS_DECL);
 #endif
 
 #else /* definitions */
 
 static TH__HOT void TH__OP_PRIVATE(_row)(char **data, const int64_t *s, int64_t n, void *ctx)
 {
-    (void)ctx;
+    (void)ctx; /* the op's values, where it has them */
     const int64_t es = (int64_t)sizeof(real), os = (int64_t)sizeof(TH__RES_ELEM);
     char *o = data[0];
     const char *a = data[1];
@@ -74,7 +91,8 @@ static TH__HOT void TH__OP_PRIVATE(_row)(char **data, const int64_t *s, int64_t 
 #else
         TH__RES_ELEM *op = (TH__RES_ELEM *)(void *)o;
         const real *ap = (const real *)(const void *)a;
-        for (int64_t i = 0; i < n; i++) op[i] = TH__RES_STORE(TH__OP_PRIVATE(_elem)(TH_PRIVATE(to_ct)(ap[i])));
+        for (int64_t i = 0; i < n; i++)
+            op[i] = TH__RES_STORE(TH__OP_PRIVATE(_elem)(TH_PRIVATE(to_ct)(ap[i]) TH__ELEM_PARAMS));
         return;
 #endif
     }
@@ -94,7 +112,8 @@ static TH__HOT void TH__OP_PRIVATE(_row)(char **data, const int64_t *s, int64_t 
     }
 #else
     for (int64_t i = 0; i < n; i++) {
-        TH__RES_ELEM r = TH__RES_STORE(TH__OP_PRIVATE(_elem)(TH_PRIVATE(to_ct)(TH_PRIVATE(load)(a + i * s[1]))));
+        TH__RES_ELEM r =
+            TH__RES_STORE(TH__OP_PRIVATE(_elem)(TH_PRIVATE(to_ct)(TH_PRIVATE(load)(a + i * s[1])) TH__ELEM_PARAMS));
         memcpy(o + i * s[0], &r, sizeof r);
     }
 #endif
@@ -102,32 +121,45 @@ static TH__HOT void TH__OP_PRIVATE(_row)(char **data, const int64_t *s, int64_t 
 
 static const th__ew_op TH__OP_PRIVATE(_op) = {TH__STR(TH_OP), TH_DT_ENUM, TH__OP_PRIVATE(_row)};
 
-TH_API TH__RES *TH__OP_NAME()(const TH_NAME(tensor) *a)
+/* An op's values, checked by its own function (th__params, TH__CTX), before the tensors are looked at. */
+#ifdef TH_OP_NPARAMS
+#define TH__TAKE_PARAMS(fn, refused)                                                                            \
+    const double th__params[TH_OP_NPARAMS] = {TH_OP_PARAM_VALUES};                                          \
+    if (TH__OP_PRIVATE(_check)(fn, th__params)) return refused
+#else
+#define TH__TAKE_PARAMS(fn, refused) (void)0
+#endif
+
+TH_API TH__RES *TH__OP_NAME()(const TH_NAME(tensor) *a TH__PARAMS_DECL)
 {
     if (TH__WRONG_DTYPE(a)) return NULL;
+    TH__TAKE_PARAMS(TH__OP_FN(), NULL);
     const th_tensor *in[1] = {TH__B(a)};
-    return (TH__RES *)th__elementwise(TH__OP_FN(), NULL, TH__RES_DT, 1, in, &TH__OP_PRIVATE(_op), NULL);
+    return (TH__RES *)th__elementwise(TH__OP_FN(), NULL, TH__RES_DT, 1, in, &TH__OP_PRIVATE(_op), (void *)TH__CTX);
 }
 
-TH_API int TH__OP_NAME(_out)(TH__RES *out, const TH_NAME(tensor) *a)
+TH_API int TH__OP_NAME(_out)(TH__RES *out, const TH_NAME(tensor) *a TH__PARAMS_DECL)
 {
     if (TH__WRONG_DTYPE(a)) return TH_ERR_DTYPE;
+    TH__TAKE_PARAMS(TH__OP_FN(_out), th_last_status());
     if (!out) return th__fail(TH_ERR_INVALID, TH__OP_FN(_out), "NULL out");
     const th_tensor *in[1] = {TH__B(a)};
-    return th__status_of(
-        th__elementwise(TH__OP_FN(_out), (th_tensor *)out, TH__RES_DT, 1, in, &TH__OP_PRIVATE(_op), NULL));
+    return th__status_of(th__elementwise(TH__OP_FN(_out), (th_tensor *)out, TH__RES_DT, 1, in, &TH__OP_PRIVATE(_op),
+                                         (void *)TH__CTX));
 }
 
 #ifndef TH__NO_INPLACE
-TH_API int TH__OP_NAME(_inplace)(TH_NAME(tensor) *a)
+TH_API int TH__OP_NAME(_inplace)(TH_NAME(tensor) *a TH__PARAMS_DECL)
 {
     if (TH__WRONG_DTYPE(a)) return TH_ERR_DTYPE;
+    TH__TAKE_PARAMS(TH__OP_FN(_inplace), th_last_status());
     if (!a) return th__fail(TH_ERR_INVALID, TH__OP_FN(_inplace), "NULL tensor");
     const th_tensor *in[1] = {TH__B(a)};
     return th__status_of(
-        th__elementwise(TH__OP_FN(_inplace), TH__B(a), TH__RES_DT, 1, in, &TH__OP_PRIVATE(_op), NULL));
+        th__elementwise(TH__OP_FN(_inplace), TH__B(a), TH__RES_DT, 1, in, &TH__OP_PRIVATE(_op), (void *)TH__CTX));
 }
 #endif
+#undef TH__TAKE_PARAMS
 
 #endif /* definitions */
 
@@ -141,3 +173,9 @@ TH_API int TH__OP_NAME(_inplace)(TH_NAME(tensor) *a)
 #undef TH__NO_INPLACE
 #undef TH_OP_ROW_F32
 #undef TH_OP_ROW_F64
+#undef TH_OP_NPARAMS
+#undef TH_OP_PARAMS
+#undef TH_OP_PARAM_VALUES
+#undef TH__PARAMS_DECL
+#undef TH__ELEM_PARAMS
+#undef TH__CTX

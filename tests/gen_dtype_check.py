@@ -36,6 +36,7 @@ SCALARS = {
     'upper': 'false', 'left': 'true', 'unitriangular': 'false', 'rcond': '-1', 'rtol': '-1', 'ord': 'TH_NORM_FRO',
     'normalized_ndim': '2', 'eps': '1e-5', 'npad': '2', 'mode': 'TH_PAD_CONSTANT', 'value': '0',
     'num_groups': '1', 'approximate': 'false', 'layout': 'TH_ROPE_HALVES',
+    'negative_slope': '0.01', 'alpha': '1', 'beta': '1', 'threshold': '20',
 }
 POINTERS = {
     ('const int64_t *', 'sizes'): '(const int64_t[]){2, 2}',

@@ -1,6 +1,7 @@
 /* Neural-network ops with tensor.h: softmax and log_softmax over a dim, layer_norm and rms_norm over trailing
  * dims, group_norm and batch_norm over channels, the gated units glu and swiglu, embedding lookup and rotary
- * position embedding, cross_entropy, into new tensors and into outs (the input itself included), and an error.
+ * position embedding, cross_entropy, the activations silu, softplus and leaky_relu, into new tensors and into
+ * outs (the input itself included), and errors.
  * Build: cc -std=c11 -I. docs/examples/nn.c -lm */
 #define TH_IMPLEMENTATION
 /* Only the dtypes used here are stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
@@ -68,6 +69,12 @@ int main(void)
     th_i64_data(classes)[0] = 3, th_i64_data(classes)[1] = -100;
     th_f32_tensor *loss = th_f32_cross_entropy(x, classes, NULL, &(th_loss_opts){.use_ignore_index = true, .ignore_index = -100});
 
+    /* elementwise activations, every floating dtype, new / _out / _inplace: silu, gelu_tanh, hardswish, and
+     * with values leaky_relu(x, negative_slope), elu(x, alpha), softplus(x, beta, threshold) */
+    th_f32_tensor *act = th_f32_silu(x); /* x * sigmoid(x); the masked -inf gives NaN, as torch's silu */
+    th_f32_tensor *soft = th_f32_softplus(x, 1.0, 20.0);
+    int ls = th_f32_leaky_relu_inplace(soft, 0.01); /* in place (softplus is positive: unchanged) */
+
     /* bf16 computes in float and rounds once */
     th_bf16_tensor *h = th_bf16_ones(1, (int64_t[]){4});
     th_bf16_tensor *hs = th_bf16_softmax(h, 0); /* each 0.25 */
@@ -83,13 +90,23 @@ int main(void)
              fabsf(th_f32_get(gl, (int64_t[]){0, 0}) - 1.0f / (1.0f + expf(-3.0f))) < 1e-6f && emb && rs == TH_OK &&
              th_f32_get(emb, (int64_t[]){0, 3}) == 11.0f &&
              fabsf(th_f32_get(emb, (int64_t[]){1, 0}) - (0.0f * cosf(1.0f) - 2.0f * sinf(1.0f))) < 1e-6f && loss &&
-             fabsf(th_f32_data(loss)[0] + logf(th_f32_get(p, (int64_t[]){0, 3}))) < 1e-6f; /* -log softmax */
+             fabsf(th_f32_data(loss)[0] + logf(th_f32_get(p, (int64_t[]){0, 3}))) < 1e-6f && /* -log softmax */
+             act && isnan(th_f32_get(act, (int64_t[]){1, 1})) &&
+             fabsf(th_f32_get(act, (int64_t[]){0, 0}) - 1.0f / (1.0f + expf(-1.0f))) < 1e-7f && soft && ls == TH_OK &&
+             fabsf(th_f32_get(soft, (int64_t[]){0, 3}) - log1pf(expf(4.0f))) < 1e-6f;
+
+    /* softplus divides by beta: 0 is refused, naming the function and the value */
+    th_f32_tensor *refused = th_f32_softplus(x, 0.0, 20.0);
+    printf("%s\n", th_last_error());
+    ok = ok && refused == NULL && th_last_status() == TH_ERR_INVALID;
 
     /* an error names the function and the value */
     th_f32_tensor *bad = th_f32_layer_norm(x, 1, (int64_t[]){3}, NULL, NULL, 1e-5);
     printf("%s\n", th_last_error());
     ok = ok && bad == NULL && th_last_status() == TH_ERR_SHAPE;
 
+    th_f32_release(soft);
+    th_f32_release(act);
     th_f32_release(loss);
     th_i64_release(classes);
     th_f32_release(sines);

@@ -3,7 +3,7 @@
 
     check_ew_table.py TABLE_PROGRAM SOURCE_ROOT
 
-Every elementwise op of ops/pointwise.h and ops/ternary.h (read from docs/names.txt, the list of every public name and the
+Every elementwise op of ops/pointwise.h, ops/ternary.h and ops/activation.h (read from docs/names.txt, the list of every public name and the
 dtypes it exists for) must have a device kernel for each of its dtypes but complex, with the host's arity and
 result dtype (bool for the ops without in-place forms, as comparisons and classifications are), and the device
 must have no kernel the host lacks. Needs no GPU: the program prints the table its static initialisation built.
@@ -33,12 +33,12 @@ def dtypes_of(column):
 
 
 def host_ops(root):
-    """{(op, dtype): set of forms} for the elementwise ops of ops/pointwise.h and ops/ternary.h."""
+    """{(op, dtype): set of forms} for the elementwise ops of ops/pointwise.h, ops/ternary.h and ops/activation.h."""
     ops = {}
     for line in open(root + '/docs/names.txt'):
         parts = line.split()
         if len(parts) != 3 or not parts[0].startswith('th_<sfx>_') or \
-                not parts[2].startswith(('ops/pointwise.h:', 'ops/ternary.h:')):
+                not parts[2].startswith(('ops/pointwise.h:', 'ops/ternary.h:', 'ops/activation.h:')):
             continue
         name = parts[0][len('th_<sfx>_'):]
         form = ''

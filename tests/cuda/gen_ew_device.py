@@ -26,7 +26,11 @@ EXACT = {'neg', 'square', 'abs', 'sign', 'relu', 'reciprocal', 'sqrt', 'rsqrt', 
          'frac', 'isnan', 'isinf', 'isfinite', 'logical_not', 'bitwise_not', 'add', 'sub', 'mul', 'div',
          'floor_divide', 'remainder', 'fmod', 'maximum', 'minimum', 'lt', 'le', 'gt', 'ge', 'eq', 'ne',
          'bitwise_and', 'bitwise_or', 'bitwise_xor', 'shift_left', 'shift_right', 'logical_and', 'logical_or',
-         'logical_xor', 'where', 'add_alpha', 'addcmul', 'clamp', 'addcdiv', 'lerp'}
+         'logical_xor', 'where', 'add_alpha', 'addcmul', 'clamp', 'addcdiv', 'lerp', 'leaky_relu', 'hardswish',
+         'hardsigmoid'}
+# The values of ops/activation.h's ops that take them, after the tensor (softplus's threshold 3 puts some of the
+# inputs on each side of it).
+PARAMS = {'leaky_relu': ', 0.2', 'elu': ', 1.5', 'softplus': ', 2.0, 3.0'}
 
 
 # ops/ternary.h's ops: how each is called, on the CPU (host tensors a, b, c) and the device (da, db, dc);
@@ -46,7 +50,7 @@ def ops_of(root):
     for line in open(root + '/docs/names.txt'):
         parts = line.split()
         if len(parts) != 3 or not parts[0].startswith('th_<sfx>_') or \
-                not parts[2].startswith(('ops/pointwise.h:', 'ops/ternary.h:')):
+                not parts[2].startswith(('ops/pointwise.h:', 'ops/ternary.h:', 'ops/activation.h:')):
             continue
         name = parts[0][len('th_<sfx>_'):]
         form = ''
@@ -86,7 +90,8 @@ def line_cases(op, dt, binary, exact, res, rb):
                      ('th_%s_%s_scalar(%s, scalar_%s())' % (dt, op, hx, dt),
                       '%s ? th_%s_%s_scalar(%s, scalar_%s()) : NULL' % (gx, dt, op, gx, dt), '_scalar')]
         else:
-            calls = [('th_%s_%s(%s)' % (dt, op, hx), '%s ? th_%s_%s(%s) : NULL' % (gx, dt, op, gx), '')]
+            v = PARAMS.get(op, '')
+            calls = [('th_%s_%s(%s%s)' % (dt, op, hx, v), '%s ? th_%s_%s(%s%s) : NULL' % (gx, dt, op, gx, v), '')]
         for host, dev, form in calls:
             out.append('    {')
             out.append('        %s *w = %s, *g = %s;' % (res, host, dev))
@@ -141,11 +146,12 @@ def main():
             out.append('    th_release(ws);')
             out.append('    th_release(gs);')
         else:
-            out.append('    %s *want = th_%s_%s(at), *got = dat ? th_%s_%s(dat) : NULL;' % (res, dt, op, dt, op))
+            v = PARAMS.get(op, '')
+            out.append('    %s *want = th_%s_%s(at%s), *got = dat ? th_%s_%s(dat%s) : NULL;' % (res, dt, op, v, dt, op, v))
             out.append('    compare("th_%s_%s", %s(want), %s(got), %s);' % (dt, op, rb, rb, exact))
         if '_inplace' in forms:
-            args = ', b' if binary else ''
-            dargs = ', db' if binary else ''
+            args = ', b' if binary else PARAMS.get(op, '')
+            dargs = ', db' if binary else PARAMS.get(op, '')
             out.append('    th_%s_tensor *hc = th_%s_clone(at), *dc = dat ? th_%s_cuda_empty_like(dat) : NULL;' % (dt, dt, dt))
             out.append('    if (dc && th_cuda_copy(th_%s_base(dc), th_%s_base(dat)) != TH_OK) fail_call("th_cuda_copy");' % (dt, dt))
             out.append('    int hs = th_%s_%s_inplace(hc%s), ds = dc ? th_%s_%s_inplace(dc%s) : -1;' % (dt, op, args, dt, op, dargs))
