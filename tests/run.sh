@@ -25,6 +25,7 @@ done
 /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 || need+=(python3-numpy)
 /usr/bin/python3 -c 'import scipy.linalg' >/dev/null 2>&1 || need+=(python3-scipy) # numpy_lapack's solvers' peer
 /usr/bin/python3 -c 'import torch' >/dev/null 2>&1 || need+=(python3-torch)
+/usr/bin/python3 -c 'import mpmath' >/dev/null 2>&1 || need+=(python3-mpmath) # act_torch's exact values
 if [ ${#need[@]} -gt 0 ]; then
     echo "installing: ${need[*]}"
     export DEBIAN_FRONTEND=noninteractive
