@@ -73,8 +73,9 @@ static int TH_PRIVATE(pr_sub)(th_tensor *out, const th_tensor *a, const th_tenso
 {
     return TH_NAME(sub_out)(TH__T(out), (const TH_NAME(tensor) *)a, (const TH_NAME(tensor) *)b);
 }
+static int TH_PRIVATE(pr_fill_one)(th_tensor *t) { return TH_NAME(fill)(TH__T(t), TH_PRIVATE(from_i64)(1)); }
 static const th__prod_ops TH_PRIVATE(pr_ops) = {TH_DT_ENUM, TH_PRIVATE(pr_matmul), TH_PRIVATE(pr_mul),
-                                                 TH_PRIVATE(pr_sub)};
+                                                 TH_PRIVATE(pr_sub), TH_PRIVATE(pr_fill_one)};
 
 /* An array's element k of the wrong dtype: refused naming it ("tensor 1"), as cat does. */
 static bool TH_PRIVATE(pr_wrong_array)(const char *fn, int n, const TH_NAME(tensor) *const *ts)

@@ -15,6 +15,7 @@ typedef struct th__prod_ops {
     int (*matmul_out)(th_tensor *out, const th_tensor *a, const th_tensor *b);
     int (*mul_out)(th_tensor *out, const th_tensor *a, const th_tensor *b);
     int (*sub_out)(th_tensor *out, const th_tensor *a, const th_tensor *b);
+    int (*fill_one)(th_tensor *t); /* every element 1 */
 } th__prod_ops;
 
 /* ---- einsum's terms: a tensor whose every dim carries a label ---- */
@@ -61,19 +62,14 @@ static th_tensor *th__es_merged(const char *fn, const th_tensor *t, int ndim, co
     return v;
 }
 
-/* A new tensor of dtype and shape with every element 1. */
-static th_tensor *th__es_ones(const char *fn, th_dtype dtype, int ndim, const int64_t *sizes)
+/* A new tensor of the dtype and shape with every element 1. */
+static th_tensor *th__es_ones(const char *fn, const th__prod_ops *ops, int ndim, const int64_t *sizes)
 {
-    th_tensor *one = th__tensor_empty(fn, TH_F64, 0, NULL);
-    th_tensor *r = one ? th__tensor_empty(fn, dtype, ndim, sizes) : NULL;
-    if (r) {
-        *(double *)th_tensor_data(one) = 1.0;
-        if (th__copy(fn, r, one)) {
-            th_tensor_release(r);
-            r = NULL;
-        }
+    th_tensor *r = th__tensor_empty(fn, ops->dtype, ndim, sizes);
+    if (r && ops->fill_one(r)) {
+        th_tensor_release(r);
+        r = NULL;
     }
-    th_tensor_release(one);
     return r;
 }
 
@@ -100,7 +96,7 @@ static int th__es_sum_out(const char *fn, const th__prod_ops *ops, th__es_term *
     th_tensor *p = th__es_permuted(fn, x->t, perm);
     int64_t mk[2] = {m, k}, k1[2] = {k, 1}, m1[2] = {m, 1};
     th_tensor *a = p ? th__es_merged(fn, p, 2, mk) : NULL;
-    th_tensor *ones = a ? th__es_ones(fn, ops->dtype, 2, k1) : NULL;
+    th_tensor *ones = a ? th__es_ones(fn, ops, 2, k1) : NULL;
     th_tensor *r = ones ? th__tensor_empty(fn, ops->dtype, 2, m1) : NULL;
     int status = r ? ops->matmul_out(r, a, ones) : th__failed_status(fn);
     th_tensor *v = status == TH_OK ? th__view(fn, r, nk, ksizes) : NULL;
