@@ -46,7 +46,8 @@ TH_API int TH_NAME(vdot_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, con
 TH_API TH_NAME(tensor) *TH_NAME(trace)(const TH_NAME(tensor) *a);
 TH_API int TH_NAME(trace_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
 /* The Kronecker product (numpy.kron, torch.kron): the dims aligned at the right (the shorter operand's leading
- * sizes taken as 1), result size a_d * b_d, element [i * b_d + j] = a[i] * b[j] per dim; at most TH_MAX_DIMS / 2 dims. */
+ * sizes taken as 1), result size a_d * b_d, element [i * b_d + j] = a[i] * b[j] per dim; at most TH_MAX_DIMS / 2
+ * dims. */
 TH_API TH_NAME(tensor) *TH_NAME(kron)(const TH_NAME(tensor) *a, const TH_NAME(tensor) *b);
 TH_API int TH_NAME(kron_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, const TH_NAME(tensor) *b);
 /* The cross product of 3-vectors along dim (torch.linalg.cross: dim of the broadcast shape of a and b, -1 the

@@ -30,7 +30,7 @@ typedef struct th__es_term {
     int lab[TH_MAX_DIMS];
 } th__es_term;
 
-static void th__es_label_name(int l, char *s, size_t cap)
+TH__MAYBE_UNUSED static void th__es_label_name(int l, char *s, size_t cap)
 {
     if (l < 26) snprintf(s, cap, "'%c'", 'A' + l);
     else if (l < TH__ES_LETTERS) snprintf(s, cap, "'%c'", 'a' + l - 26);
@@ -38,7 +38,7 @@ static void th__es_label_name(int l, char *s, size_t cap)
 }
 
 /* A view of t with the dims in order perm (a new reference; NULL on error). */
-static th_tensor *th__es_permuted(const char *fn, const th_tensor *t, const int *perm)
+TH__MAYBE_UNUSED static th_tensor *th__es_permuted(const char *fn, const th_tensor *t, const int *perm)
 {
     int64_t sizes[TH_MAX_DIMS], strides[TH_MAX_DIMS];
     for (int d = 0; d < t->ndim; d++) {
@@ -50,7 +50,7 @@ static th_tensor *th__es_permuted(const char *fn, const th_tensor *t, const int 
 
 /* t (already permuted) with consecutive dims merged into sizes (ndim of them): a view where the strides allow,
  * else a contiguous copy viewed so. */
-static th_tensor *th__es_merged(const char *fn, const th_tensor *t, int ndim, const int64_t *sizes)
+TH__MAYBE_UNUSED static th_tensor *th__es_merged(const char *fn, const th_tensor *t, int ndim, const int64_t *sizes)
 {
     int64_t strides[TH_MAX_DIMS];
     if (th__view_strides(t->ndim, t->sizes, t->strides, ndim, sizes, strides))
@@ -63,7 +63,7 @@ static th_tensor *th__es_merged(const char *fn, const th_tensor *t, int ndim, co
 }
 
 /* A new tensor of the dtype and shape with every element 1. */
-static th_tensor *th__es_ones(const char *fn, const th__prod_ops *ops, int ndim, const int64_t *sizes)
+TH__MAYBE_UNUSED static th_tensor *th__es_ones(const char *fn, const th__prod_ops *ops, int ndim, const int64_t *sizes)
 {
     th_tensor *r = th__tensor_empty(fn, ops->dtype, ndim, sizes);
     if (r && ops->fill_one(r)) {
@@ -76,7 +76,7 @@ static th_tensor *th__es_ones(const char *fn, const th__prod_ops *ops, int ndim,
 /* Sums the term over the labels with drop[label] set, as one product with a vector of ones (so it runs at
  * the matmul's speed): t permuted to (kept..., dropped...) and merged to (kept, dropped) @ ones(dropped, 1).
  * The term keeps its other labels in their order. */
-static int th__es_sum_out(const char *fn, const th__prod_ops *ops, th__es_term *x, const bool *drop)
+TH__MAYBE_UNUSED static int th__es_sum_out(const char *fn, const th__prod_ops *ops, th__es_term *x, const bool *drop)
 {
     int perm[TH_MAX_DIMS], nk = 0, nd = 0, lab[TH_MAX_DIMS];
     int64_t ksizes[TH_MAX_DIMS], m = 1, k = 1;
@@ -114,7 +114,7 @@ static int th__es_sum_out(const char *fn, const th__prod_ops *ops, th__es_term *
 
 /* Sorts the labels l[0..n) by the stride of their dim in x, outermost first (so the group merges in x where its
  * dims are nested), or by their place in order[] (the result's label order) when order is given. */
-static void th__es_sort_group(int *l, int n, const th__es_term *x, const int *pos)
+TH__MAYBE_UNUSED static void th__es_sort_group(int *l, int n, const th__es_term *x, const int *pos)
 {
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0; j--) {
@@ -136,7 +136,7 @@ static void th__es_sort_group(int *l, int n, const th__es_term *x, const int *po
         }
 }
 
-static int th__es_dim_of(const th__es_term *x, int label)
+TH__MAYBE_UNUSED static int th__es_dim_of(const th__es_term *x, int label)
 {
     for (int d = 0; d < x->n; d++)
         if (x->lab[d] == label) return d;
@@ -145,7 +145,8 @@ static int th__es_dim_of(const th__es_term *x, int label)
 
 /* x permuted to the labels g[0] ++ g[1] ++ g[2] (ng[i] each) and merged to (g[0]'s dims..., prod g[1],
  * prod g[2]): a matmul operand. NULL on error. */
-static th_tensor *th__es_operand(const char *fn, const th__es_term *x, int *const g[3], const int ng[3])
+TH__MAYBE_UNUSED static th_tensor *th__es_operand(const char *fn, const th__es_term *x, int *const g[3],
+                                                  const int ng[3])
 {
     int perm[TH_MAX_DIMS], np = 0;
     int64_t sizes[TH_MAX_DIMS];
@@ -166,8 +167,8 @@ static th_tensor *th__es_operand(const char *fn, const th__es_term *x, int *cons
  * (batch..., K, N), the result (batch..., M, N). dest (NULL: a new tensor) receives the result in its label
  * order dest_lab (all of the kept labels): written by the matmul itself when its groups merge there, else copied
  * from a new result. The result replaces *a; b is left to the caller. */
-static int th__es_contract(const char *fn, const th__prod_ops *ops, th__es_term *a, th__es_term *b, const bool *keep,
-                           th_tensor *dest, const int *dest_lab)
+TH__MAYBE_UNUSED static int th__es_contract(const char *fn, const th__prod_ops *ops, th__es_term *a, th__es_term *b,
+                                            const bool *keep, th_tensor *dest, const int *dest_lab)
 {
     bool in_a[TH__ES_NL] = {false}, in_b[TH__ES_NL] = {false}, drop[TH__ES_NL] = {false};
     for (int d = 0; d < a->n; d++) in_a[a->lab[d]] = true;
@@ -192,7 +193,7 @@ static int th__es_contract(const char *fn, const th__prod_ops *ops, th__es_term 
     if (nb + 2 > TH_MAX_DIMS || nb + nm + nn > TH_MAX_DIMS)
         return th__fail(TH_ERR_SHAPE, fn, "a contraction would need %d dims (%d batch, %d rows, %d columns), more than "
                         "TH_MAX_DIMS (%d)", nb + nm + nn, nb, nm, nn, TH_MAX_DIMS);
-    int pos[TH__ES_NL];
+    int pos[TH__ES_NL] = {0};
     if (dest) {
         for (int d = 0; d < dest->ndim; d++) pos[dest_lab[d]] = d;
         th__es_sort_group(gb, nb, a, pos);
@@ -267,7 +268,7 @@ static int th__es_contract(const char *fn, const th__prod_ops *ops, th__es_term 
         th_tensor_release(r);
         a->t = th_tensor_retain(dest);
         a->n = dest->ndim;
-        memcpy(a->lab, dest_lab, sizeof(int) * (size_t)dest->ndim);
+        for (int d = 0; d < dest->ndim; d++) a->lab[d] = dest_lab[d];
     } else {
         a->t = r; /* the new result's one reference */
         a->n = nr;
@@ -281,7 +282,8 @@ static int th__es_contract(const char *fn, const th__prod_ops *ops, th__es_term 
 /* One operand as a term: its labels given per dim (lab[d], repeats allowed) and its view with one dim per distinct
  * label (the diagonal of repeated ones: their strides added) of the label's size size[] (a dim of size 1 where the
  * label is larger is broadcast: stride 0). */
-static int th__es_term_of(const char *fn, const th_tensor *t, const int *lab, const int64_t *size, th__es_term *x)
+TH__MAYBE_UNUSED static int th__es_term_of(const char *fn, const th_tensor *t, const int *lab, const int64_t *size,
+                                           th__es_term *x)
 {
     int64_t sizes[TH_MAX_DIMS], strides[TH_MAX_DIMS];
     x->n = 0;
@@ -302,7 +304,7 @@ static int th__es_term_of(const char *fn, const th_tensor *t, const int *lab, co
 
 /* The einsum of n operands whose dims carry labels (lab[i][d]) into the output labels out_lab[0..nout), whose
  * sizes are size[]: the result (out retained, or a new tensor). The labels' sizes have been checked. */
-static th_tensor *th__es_run(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
+TH__MAYBE_UNUSED static th_tensor *th__es_run(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
                              const th_tensor *const *in, int lab[][TH_MAX_DIMS], int nout, const int *out_lab,
                              const int64_t *size)
 {
@@ -381,7 +383,7 @@ static th_tensor *th__es_run(const char *fn, const th__prod_ops *ops, th_tensor 
 }
 
 /* Checks the operands: n of them, none NULL, each of dtype and on the host. */
-static int th__es_check_inputs(const char *fn, th_dtype dtype, int n, const th_tensor *const *in)
+TH__MAYBE_UNUSED static int th__es_check_inputs(const char *fn, th_dtype dtype, int n, const th_tensor *const *in)
 {
     if (n < 1) return th__fail(TH_ERR_INVALID, fn, "%d operands; einsum takes at least 1", n);
     if (!in) return th__fail(TH_ERR_INVALID, fn, "NULL operands");
@@ -400,7 +402,8 @@ static int th__es_check_inputs(const char *fn, th_dtype dtype, int n, const th_t
 
 /* Each label's size over every operand: equal, or 1 where it broadcasts; a label repeated within one operand (a
  * diagonal) has one size there. */
-static int th__es_sizes(const char *fn, int n, const th_tensor *const *in, int lab[][TH_MAX_DIMS], int64_t *size)
+TH__MAYBE_UNUSED static int th__es_sizes(const char *fn, int n, const th_tensor *const *in, int lab[][TH_MAX_DIMS],
+                                         int64_t *size)
 {
     int where[TH__ES_NL];
     for (int l = 0; l < TH__ES_NL; l++) {
@@ -416,8 +419,8 @@ static int th__es_sizes(const char *fn, int n, const th_tensor *const *in, int l
             char name[48];
             th__es_label_name(l, name, sizeof name);
             if (mine[l] >= 0 && mine[l] != s)
-                return th__fail(TH_ERR_SHAPE, fn, "label %s is repeated in operand %d with sizes %lld and %lld", name, i,
-                                (long long)mine[l], (long long)s);
+                return th__fail(TH_ERR_SHAPE, fn, "label %s is repeated in operand %d with sizes %lld and %lld", name,
+                                i, (long long)mine[l], (long long)s);
             mine[l] = s;
             if (size[l] < 0 || size[l] == 1) {
                 if (size[l] != 1 || s != 1) where[l] = i;
@@ -433,8 +436,8 @@ static int th__es_sizes(const char *fn, int n, const th_tensor *const *in, int l
 
 /* The labels of one operand's subscripts s[0..len): letters, and at most one "..." standing for its dims the letters
  * do not name (*ell_at: where among the letters it stands; -1 without one). */
-static int th__es_parse_term(const char *fn, const char *eq, const char *s, int len, int which, int *lab, int *nlab,
-                             int *ell_at)
+TH__MAYBE_UNUSED static int th__es_parse_term(const char *fn, const char *eq, const char *s, int len, int which,
+                                              int *lab, int *nlab, int *ell_at)
 {
     *nlab = 0;
     *ell_at = -1;
@@ -465,7 +468,7 @@ static int th__es_parse_term(const char *fn, const char *eq, const char *s, int 
 }
 
 /* The operands of a typed array (read through at) as an array of th_tensor * (malloc'd; NULL on error). */
-static const th_tensor **th__pr_gather(const char *fn, int n, const void *array, th__tensor_at_fn at)
+TH__MAYBE_UNUSED static const th_tensor **th__pr_gather(const char *fn, int n, const void *array, th__tensor_at_fn at)
 {
     if (n < 1 || n > 4096) {
         th__fail(TH_ERR_INVALID, fn, "%d operands; it takes 1 to 4096", n);
@@ -484,12 +487,12 @@ static const th_tensor **th__pr_gather(const char *fn, int n, const void *array,
     return in;
 }
 
-static th_tensor *th__einsum_of(const char *fn, const th__prod_ops *ops, th_tensor *out, const char *equation, int n,
-                                const th_tensor *const *in);
+TH__MAYBE_UNUSED static th_tensor *th__einsum_of(const char *fn, const th__prod_ops *ops, th_tensor *out,
+                                                 const char *equation, int n, const th_tensor *const *in);
 
 /* einsum's front door: parses the equation, checks it against the operands, runs the contraction. */
-static th_tensor *th__einsum(const char *fn, const th__prod_ops *ops, th_tensor *out, const char *equation, int n,
-                             const void *array, th__tensor_at_fn at)
+TH__MAYBE_UNUSED static th_tensor *th__einsum(const char *fn, const th__prod_ops *ops, th_tensor *out,
+                                              const char *equation, int n, const void *array, th__tensor_at_fn at)
 {
     const th_tensor **in = th__pr_gather(fn, n, array, at);
     if (!in) return NULL;
@@ -498,8 +501,8 @@ static th_tensor *th__einsum(const char *fn, const th__prod_ops *ops, th_tensor 
     return r;
 }
 
-static th_tensor *th__einsum_of(const char *fn, const th__prod_ops *ops, th_tensor *out, const char *equation, int n,
-                                const th_tensor *const *in)
+TH__MAYBE_UNUSED static th_tensor *th__einsum_of(const char *fn, const th__prod_ops *ops, th_tensor *out,
+                                                 const char *equation, int n, const th_tensor *const *in)
 {
     if (!equation) {
         th__fail(TH_ERR_INVALID, fn, "NULL equation");
@@ -611,8 +614,9 @@ done:
 
 /* The labels of a tensordot: a's dims 0.., b's contracted dims a's labels, its others new ones; the output a's
  * free dims then b's. */
-static th_tensor *th__tensordot(const char *fn, const th__prod_ops *ops, th_tensor *out, const th_tensor *a,
-                                const th_tensor *b, int n, const int *dims_a, const int *dims_b)
+TH__MAYBE_UNUSED static th_tensor *th__tensordot(const char *fn, const th__prod_ops *ops, th_tensor *out,
+                                                 const th_tensor *a, const th_tensor *b, int n, const int *dims_a,
+                                                 const int *dims_b)
 {
     const th_tensor *in[2] = {a, b};
     if (th__es_check_inputs(fn, ops->dtype, 2, in)) return NULL;
@@ -659,8 +663,8 @@ static th_tensor *th__tensordot(const char *fn, const th__prod_ops *ops, th_tens
 }
 
 /* The last ndims of a against the first ndims of b. */
-static th_tensor *th__tensordot_n(const char *fn, const th__prod_ops *ops, th_tensor *out, const th_tensor *a,
-                                  const th_tensor *b, int64_t ndims)
+TH__MAYBE_UNUSED static th_tensor *th__tensordot_n(const char *fn, const th__prod_ops *ops, th_tensor *out,
+                                                   const th_tensor *a, const th_tensor *b, int64_t ndims)
 {
     const th_tensor *in[2] = {a, b};
     if (th__es_check_inputs(fn, ops->dtype, 2, in)) return NULL;
@@ -678,8 +682,8 @@ static th_tensor *th__tensordot_n(const char *fn, const th__prod_ops *ops, th_te
 }
 
 /* np.inner: the last dims of both contracted (a 0-d operand multiplies the other). */
-static th_tensor *th__inner(const char *fn, const th__prod_ops *ops, th_tensor *out, const th_tensor *a,
-                            const th_tensor *b)
+TH__MAYBE_UNUSED static th_tensor *th__inner(const char *fn, const th__prod_ops *ops, th_tensor *out,
+                                             const th_tensor *a, const th_tensor *b)
 {
     const th_tensor *in[2] = {a, b};
     if (th__es_check_inputs(fn, ops->dtype, 2, in)) return NULL;
@@ -694,7 +698,8 @@ static th_tensor *th__inner(const char *fn, const th__prod_ops *ops, th_tensor *
 }
 
 /* The sum of the diagonal of a matrix, as a 0-d tensor. */
-static th_tensor *th__trace(const char *fn, const th__prod_ops *ops, th_tensor *out, const th_tensor *a)
+TH__MAYBE_UNUSED static th_tensor *th__trace(const char *fn, const th__prod_ops *ops, th_tensor *out,
+                                             const th_tensor *a)
 {
     if (th__es_check_inputs(fn, ops->dtype, 1, &a)) return NULL;
     if (a->ndim != 2) {
@@ -717,7 +722,7 @@ static th_tensor *th__trace(const char *fn, const th__prod_ops *ops, th_tensor *
 }
 
 /* conj(a) . b of two vectors of one size (a plain dot for real dtypes), as a 0-d tensor. */
-static th_tensor *th__vdot(const char *fn, const th__prod_ops *ops, th_tensor *out, const th_tensor *a,
+TH__MAYBE_UNUSED static th_tensor *th__vdot(const char *fn, const th__prod_ops *ops, th_tensor *out, const th_tensor *a,
                            const th_tensor *b)
 {
     const th_tensor *in[2] = {a, b};
@@ -752,7 +757,7 @@ static th_tensor *th__vdot(const char *fn, const th__prod_ops *ops, th_tensor *o
 
 /* The Kronecker product: the operands' dims aligned at the right (the shorter one's leading sizes 1, as NumPy's
  * kron), result size a_d * b_d; written as one broadcast mul into a view of the result as (a_0, b_0, a_1, b_1, ...). */
-static th_tensor *th__kron(const char *fn, const th__prod_ops *ops, th_tensor *out, const th_tensor *a,
+TH__MAYBE_UNUSED static th_tensor *th__kron(const char *fn, const th__prod_ops *ops, th_tensor *out, const th_tensor *a,
                            const th_tensor *b)
 {
     const th_tensor *in[2] = {a, b};
@@ -805,8 +810,8 @@ static th_tensor *th__kron(const char *fn, const th__prod_ops *ops, th_tensor *o
 
 /* The cross product of 3-vectors along dim of the broadcast shape of a and b (torch.linalg.cross): out_i =
  * a_j b_k - a_k b_j for each cyclic (i, j, k). */
-static th_tensor *th__cross(const char *fn, const th__prod_ops *ops, th_tensor *out, const th_tensor *a,
-                            const th_tensor *b, int dim)
+TH__MAYBE_UNUSED static th_tensor *th__cross(const char *fn, const th__prod_ops *ops, th_tensor *out,
+                                             const th_tensor *a, const th_tensor *b, int dim)
 {
     const th_tensor *in[2] = {a, b};
     if (th__es_check_inputs(fn, ops->dtype, 2, in)) return NULL;
@@ -865,8 +870,8 @@ static th_tensor *th__cross(const char *fn, const th__prod_ops *ops, th_tensor *
 /* ---- multi_dot ---- */
 
 /* The product of the chain i..j (split[i][j] its best split) into dest (NULL: a new tensor). */
-static th_tensor *th__md_chain(const char *fn, const th__prod_ops *ops, const th_tensor *const *m, const int *split,
-                               int n, int i, int j, th_tensor *dest)
+TH__MAYBE_UNUSED static th_tensor *th__md_chain(const char *fn, const th__prod_ops *ops, const th_tensor *const *m,
+                                                const int *split, int n, int i, int j, th_tensor *dest)
 {
     if (i == j) return th_tensor_retain((th_tensor *)m[i]);
     int s = split[i * n + j];
@@ -888,11 +893,11 @@ static th_tensor *th__md_chain(const char *fn, const th__prod_ops *ops, const th
 
 /* The product of n matrices (the first may be a vector: a row; the last: a column), multiplied in the order that
  * costs the fewest multiply-adds (the classic dynamic programme over the chain's sizes). */
-static th_tensor *th__multi_dot_of(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
+TH__MAYBE_UNUSED static th_tensor *th__multi_dot_of(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
                                    const th_tensor *const *in);
 
-static th_tensor *th__multi_dot(const char *fn, const th__prod_ops *ops, th_tensor *out, int n, const void *array,
-                                th__tensor_at_fn at)
+TH__MAYBE_UNUSED static th_tensor *th__multi_dot(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
+                                                 const void *array, th__tensor_at_fn at)
 {
     if (n < 2) {
         th__fail(TH_ERR_INVALID, fn, "%d tensors; multi_dot takes at least 2", n);
@@ -905,7 +910,7 @@ static th_tensor *th__multi_dot(const char *fn, const th__prod_ops *ops, th_tens
     return r;
 }
 
-static th_tensor *th__multi_dot_of(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
+TH__MAYBE_UNUSED static th_tensor *th__multi_dot_of(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
                                    const th_tensor *const *in)
 {
     if (th__es_check_inputs(fn, ops->dtype, n, in)) return NULL;
@@ -950,7 +955,8 @@ static th_tensor *th__multi_dot_of(const char *fn, const th__prod_ops *ops, th_t
                 int j = i + len;
                 cost[i * n + j] = HUGE_VAL;
                 for (int s = i; s < j; s++) {
-                    double c = cost[i * n + s] + cost[(s + 1) * n + j] + (double)p[i] * (double)p[s + 1] * (double)p[j + 1];
+                    double c = cost[i * n + s] + cost[(s + 1) * n + j] +
+                               (double)p[i] * (double)p[s + 1] * (double)p[j + 1];
                     if (c < cost[i * n + j]) {
                         cost[i * n + j] = c;
                         split[i * n + j] = s;
