@@ -305,8 +305,8 @@ TH__MAYBE_UNUSED static int th__es_term_of(const char *fn, const th_tensor *t, c
 /* The einsum of n operands whose dims carry labels (lab[i][d]) into the output labels out_lab[0..nout), whose
  * sizes are size[]: the result (out retained, or a new tensor). The labels' sizes have been checked. */
 TH__MAYBE_UNUSED static th_tensor *th__es_run(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
-                             const th_tensor *const *in, int lab[][TH_MAX_DIMS], int nout, const int *out_lab,
-                             const int64_t *size)
+                                              const th_tensor *const *in, int lab[][TH_MAX_DIMS], int nout,
+                                              const int *out_lab, const int64_t *size)
 {
     int64_t osizes[TH_MAX_DIMS];
     for (int d = 0; d < nout; d++) osizes[d] = size[out_lab[d]];
@@ -723,7 +723,7 @@ TH__MAYBE_UNUSED static th_tensor *th__trace(const char *fn, const th__prod_ops 
 
 /* conj(a) . b of two vectors of one size (a plain dot for real dtypes), as a 0-d tensor. */
 TH__MAYBE_UNUSED static th_tensor *th__vdot(const char *fn, const th__prod_ops *ops, th_tensor *out, const th_tensor *a,
-                           const th_tensor *b)
+                                            const th_tensor *b)
 {
     const th_tensor *in[2] = {a, b};
     if (th__es_check_inputs(fn, ops->dtype, 2, in)) return NULL;
@@ -758,7 +758,7 @@ TH__MAYBE_UNUSED static th_tensor *th__vdot(const char *fn, const th__prod_ops *
 /* The Kronecker product: the operands' dims aligned at the right (the shorter one's leading sizes 1, as NumPy's
  * kron), result size a_d * b_d; written as one broadcast mul into a view of the result as (a_0, b_0, a_1, b_1, ...). */
 TH__MAYBE_UNUSED static th_tensor *th__kron(const char *fn, const th__prod_ops *ops, th_tensor *out, const th_tensor *a,
-                           const th_tensor *b)
+                                            const th_tensor *b)
 {
     const th_tensor *in[2] = {a, b};
     if (th__es_check_inputs(fn, ops->dtype, 2, in)) return NULL;
@@ -894,7 +894,7 @@ TH__MAYBE_UNUSED static th_tensor *th__md_chain(const char *fn, const th__prod_o
 /* The product of n matrices (the first may be a vector: a row; the last: a column), multiplied in the order that
  * costs the fewest multiply-adds (the classic dynamic programme over the chain's sizes). */
 TH__MAYBE_UNUSED static th_tensor *th__multi_dot_of(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
-                                   const th_tensor *const *in);
+                                                    const th_tensor *const *in);
 
 TH__MAYBE_UNUSED static th_tensor *th__multi_dot(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
                                                  const void *array, th__tensor_at_fn at)
@@ -911,7 +911,7 @@ TH__MAYBE_UNUSED static th_tensor *th__multi_dot(const char *fn, const th__prod_
 }
 
 TH__MAYBE_UNUSED static th_tensor *th__multi_dot_of(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
-                                   const th_tensor *const *in)
+                                                    const th_tensor *const *in)
 {
     if (th__es_check_inputs(fn, ops->dtype, n, in)) return NULL;
     for (int i = 0; i < n; i++) {
