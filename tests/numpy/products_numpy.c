@@ -8,8 +8,8 @@
  * sizes, some 0; broadcast ellipses and letters of size 1) as .npy files and DIR/cases.txt, one line a case: "name
  * op dtype nin layouts arg". This program loads the inputs, lays each out as asked (c: as loaded, f: Fortran order,
  * which loads as a transposed view, s: stepped, every other element of a buffer twice the size), runs the op as a
- * new result (DIR/out/<name>_0.npy) and into an out whose dims are laid out in reverse order
- * (DIR/out/<name>_1.npy), or writes DIR/out/<name>.err when the op refused; then `PYTHON SCRIPT check DIR`
+ * new result (DIR/out/<name>_0.npy), into an out whose dims are laid out in reverse order
+ * (DIR/out/<name>_1.npy) and through the built-in matmul kernel instead of BLAS (DIR/out/<name>_2.npy), or writes DIR/out/<name>.err when the op refused; then `PYTHON SCRIPT check DIR`
  * compares each with NumPy's result within the bound the script states. This program is the test command, so the
  * sanitizers and valgrind see the library's side. Skips (77) without PYTHON or NumPy. */
 #define _POSIX_C_SOURCE 200809L
@@ -180,6 +180,14 @@ static void one_case(char *line)
                 else fprintf(stderr, "%s: %s_out: %s\n", name, op, th_last_error());
             }
             th_tensor_release(ov);
+            /* again through the built-in matmul kernel, as a build without BLAS computes it */
+            bool was = th_linalg_set_blas(false);
+            th_tensor *rb = run(op, dt, NULL, nin, in, arg);
+            th_linalg_set_blas(was);
+            CHECK(rb != NULL);
+            if (rb) save(name, 2, rb);
+            else fprintf(stderr, "%s: %s without BLAS: %s\n", name, op, th_last_error());
+            th_tensor_release(rb);
             th_tensor_release(r);
         }
     }

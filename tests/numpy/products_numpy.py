@@ -7,8 +7,9 @@ and torch.einsum where torch can be imported (tests/numpy/products_numpy.c).
                                   line a case: "case op dtype nin layouts arg" (layouts: one letter per input, c as
                                   written, f Fortran order (a transposed view there), s stepped (every other element
                                   of a larger buffer); arg: the equation, ndims, "axes_a;axes_b", or dim)
-    products_numpy.py check DIR   compares DIR/out/<case>_0.npy (the new result) and _1.npy (the _out form, into an
-                                  out of reversed layout) with the reference
+    products_numpy.py check DIR   compares DIR/out/<case>_0.npy (the new result), _1.npy (the _out form, into an
+                                  out of reversed layout) and _2.npy (through the built-in matmul kernel, not BLAS)
+                                  with the reference
 
 The reference is computed in float64 / complex128 (int64 for the integer dtypes, then wrapped to the dtype as the
 library's arithmetic wraps) from the very values the library got. Integer results must be equal. Floating results
@@ -256,7 +257,7 @@ def check(d):
                     print('%s: torch.einsum("%s") disagrees with np.einsum' % (name, arg))
                     failures += 1
                 torch_checked += 1
-        for form in (0, 1):
+        for form in (0, 1, 2):
             path = os.path.join(d, 'out', '%s_%d.npy' % (name, form))
             errp = os.path.join(d, 'out', '%s.err' % name)
             if os.path.exists(errp):
