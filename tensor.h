@@ -110,6 +110,7 @@ extern "C" {
 #include "ops/nn_erased.h"
 #include "ops/conv_erased.h"
 #include "ops/lapack_erased.h"
+#include "ops/products_erased.h"
 
 /* Every per-dtype function: tensor_generic.h (which includes the op families of ops/) stamped for every
  * selected dtype. */

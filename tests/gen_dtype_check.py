@@ -51,6 +51,9 @@ POINTERS = {
     ('const th_loss_opts *', 'opts'): 'NULL',
     ('const int64_t *', 'output_size'): '(const int64_t[]){1, 1}',
     ('const int64_t *', 'pads'): '(const int64_t[]){0, 0}',
+    ('const char *', 'equation'): '"ij,jk->ik"',
+    ('const int *', 'dims_a'): '(const int[]){1, 0}',
+    ('const int *', 'dims_b'): '(const int[]){0, 1}',
 }
 DIMS = {'permute': '(const int[]){1, 0}', 'flip': '(const int[]){0}', 'flip_out': '(const int[]){0}'}
 K = {'topk': '2', 'topk_out': '2'}  # topk keeps the 2x2 shape, so the outs fit; diag, tril and triu take 0
@@ -89,6 +92,9 @@ NN_SHAPES = {'group_norm': {'weight': [2], 'bias': [2]},
              'embedding': {'out': [2, 2, 2]}, 'rope': {'cosines': [2, 1], 'sines': [2, 1]},
              'nll_loss': {'target': [2], 'weight': [2], 'out': []},
              'cross_entropy': {'target': [2], 'weight': [2], 'out': []}}
+# ops/products.h: shapes where the 2x2 default does not fit, by verb and parameter name.
+PRODUCTS2 = {'vdot': {'a': [2], 'b': [2], 'out': []}, 'trace': {'out': []}, 'kron': {'out': [4, 4]},
+             'cross': {'a': [3, 3], 'b': [3, 3], 'out': [3, 3]}, 'tensordot_axes': {'out': []}}
 PRODUCT_OF = {'dot': 'dot', 'mv': 'mv', 'addmv': 'mv', 'mm': 'mm', 'addmm': 'mm', 'bmm': 'bmm',
               'baddbmm': 'bmm', 'matmul': 'matmul', 'outer': 'outer', 'addr': 'outer'}
 
@@ -134,6 +140,8 @@ def shape_of(verb, pname, sfx_param):
         return LAPACK[base].get(pname, [1, 1]), pname
     if base in CONV:
         return CONV[base][pname], pname
+    if base in PRODUCTS2 and pname in PRODUCTS2[base]:
+        return PRODUCTS2[base][pname], pname
     if base in NN_SHAPES:
         return NN_SHAPES[base].get(pname, [2, 2]), pname
     if pname == 'index' and base == 'index_select':
