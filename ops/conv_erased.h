@@ -314,13 +314,7 @@ fail:
     status = th__failed_status(fn);
 done:
     free(col);
-    th_tensor_release(xu);
-    th_tensor_release(wu);
-    th_tensor_release(bu);
-    th_tensor_release(xc);
-    th_tensor_release(wc);
-    th_tensor_release(bc);
-    th_tensor_release(tmp);
+    TH__RELEASE(xu, wu, bu, xc, wc, bc, tmp);
     return th__result_or_release(status, result);
 }
 
@@ -447,9 +441,7 @@ finish:
 fail:
     status = th__failed_status(fn);
 done:
-    th_tensor_release(xu);
-    th_tensor_release(xc);
-    th_tensor_release(tmp);
+    TH__RELEASE(xu, xc, tmp);
     if (status != TH_OK || !indices) th_tensor_release(ix);
     if (status != TH_OK) {
         th_tensor_release(result);
@@ -562,9 +554,7 @@ TH__MAYBE_UNUSED static th_tensor *th__pad_run(const char *fn, th_tensor *out, c
 fail:
     status = th__failed_status(fn);
 done:
-    th_tensor_release(xu);
-    th_tensor_release(xc);
-    th_tensor_release(tmp);
+    TH__RELEASE(xu, xc, tmp);
     return th__result_or_release(status, result);
 }
 
@@ -669,9 +659,7 @@ finish:
 fail:
     status = th__failed_status(fn);
 done:
-    th_tensor_release(xu);
-    th_tensor_release(xc);
-    th_tensor_release(tmp);
+    TH__RELEASE(xu, xc, tmp);
     if (status != TH_OK || !indices) th_tensor_release(ix);
     if (status != TH_OK) {
         th_tensor_release(result);

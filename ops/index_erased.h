@@ -300,15 +300,9 @@ TH__MAYBE_UNUSED static th_tensor *th__index_select(const char *fn, th_tensor *o
         else
             th__iter_parallel(&it, th__select_row, &job);
     }
-    th_tensor_release(out_slice);
-    th_tensor_release(in_slice);
-    th_tensor_release(src);
+    TH__RELEASE(out_slice, in_slice, src);
     free(wrapped);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* ---- gather, scatter, scatter_add ---- */
@@ -427,14 +421,8 @@ TH__MAYBE_UNUSED static th_tensor *th__gather(const char *fn, th_tensor *out, co
         const th_tensor *ops[3] = {result, index, pinned};
         status = th__pick_run(fn, ops, src, d, NULL, th__gather_row, false);
     }
-    th_tensor_release(pinned);
-    th_tensor_release(index);
-    th_tensor_release(src);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    TH__RELEASE(pinned, index, src);
+    return th__result_or_release(status, result);
 }
 
 /* scatter and scatter_add with a device operand; out NULL for the forms returning a new tensor, else t. */
@@ -471,10 +459,7 @@ TH__MAYBE_UNUSED static int th__scatter_inplace(const char *fn, th_tensor *t, in
         const th_tensor *ops[3] = {pinned, index, narrowed};
         status = th__pick_run(fn, ops, t, d, add, th__scatter_row, true);
     }
-    th_tensor_release(narrowed);
-    th_tensor_release(pinned);
-    th_tensor_release(index);
-    th_tensor_release(values);
+    TH__RELEASE(narrowed, pinned, index, values);
     return status;
 }
 
@@ -592,11 +577,7 @@ TH__MAYBE_UNUSED static th_tensor *th__masked_fill(const char *fn, th_tensor *ou
     int status = m ? th__copy(fn, result, t) : th_last_status();
     if (!status) status = th__masked_fill_inplace(fn, result, m, value);
     th_tensor_release(m);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* Calls row for every innermost row of ops (all of one shape), in row-major order: the order of the flat
@@ -877,11 +858,7 @@ TH__MAYBE_UNUSED static th_tensor *th__take(const char *fn, th_tensor *out, cons
     }
     th_tensor_release(index);
     th_tensor_release(src);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* put with a device operand; out NULL for the form returning a new tensor, else t. */
@@ -932,10 +909,7 @@ TH__MAYBE_UNUSED static int th__put_inplace(const char *fn, th_tensor *t, const 
         th__flat_job job = {t, (const char *)th_tensor_data(t), th__numel(t), th_tensor_is_contiguous(t), th__elsize(t), add};
         th__iter_for_each(&it, th__put_row, &job);
     }
-    th_tensor_release(v1);
-    th_tensor_release(i1);
-    th_tensor_release(values);
-    th_tensor_release(index);
+    TH__RELEASE(v1, i1, values, index);
     return status;
 }
 

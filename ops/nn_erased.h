@@ -373,10 +373,7 @@ fail:
     status = th__failed_status(fn);
 done:
     free(p);
-    th_tensor_release(w);
-    th_tensor_release(b);
-    th_tensor_release(xin);
-    th_tensor_release(tmp);
+    TH__RELEASE(w, b, xin, tmp);
     return th__result_or_release(status, result);
 }
 
@@ -544,13 +541,7 @@ TH__MAYBE_UNUSED static th_tensor *th__cn_run(const char *fn, bool group, th_ten
 fail:
     status = th__failed_status(fn);
 done:
-    th_tensor_release(w);
-    th_tensor_release(b);
-    th_tensor_release(m);
-    th_tensor_release(v);
-    th_tensor_release(xu);
-    th_tensor_release(xc);
-    th_tensor_release(tmp);
+    TH__RELEASE(w, b, m, v, xu, xc, tmp);
     return th__result_or_release(status, result);
 }
 
@@ -664,9 +655,7 @@ TH__MAYBE_UNUSED static th_tensor *th__gate_run(const char *fn, th__gate_op op, 
 fail:
     status = th__failed_status(fn);
 done:
-    th_tensor_release(xu);
-    th_tensor_release(xc);
-    th_tensor_release(tmp);
+    TH__RELEASE(xu, xc, tmp);
     return th__result_or_release(status, result);
 }
 
@@ -743,9 +732,7 @@ TH__MAYBE_UNUSED static th_tensor *th__embedding_run(const char *fn, th_tensor *
 fail:
     status = th__failed_status(fn);
 done:
-    th_tensor_release(ic);
-    th_tensor_release(wc);
-    th_tensor_release(tmp);
+    TH__RELEASE(ic, wc, tmp);
     return th__result_or_release(status, result);
 }
 
@@ -878,11 +865,7 @@ TH__MAYBE_UNUSED static th_tensor *th__rope_run(const char *fn, th_tensor *out, 
 fail:
     status = th__failed_status(fn);
 done:
-    th_tensor_release(xu);
-    th_tensor_release(xc);
-    th_tensor_release(cc);
-    th_tensor_release(sc);
-    th_tensor_release(tmp);
+    TH__RELEASE(xu, xc, cc, sc, tmp);
     return th__result_or_release(status, result);
 }
 
@@ -1058,10 +1041,7 @@ fail:
     status = th__failed_status(fn);
 done:
     free(buf);
-    th_tensor_release(tc);
-    th_tensor_release(xc);
-    th_tensor_release(wc);
-    th_tensor_release(tmp);
+    TH__RELEASE(tc, xc, wc, tmp);
     return th__result_or_release(status, result);
 }
 

@@ -277,11 +277,7 @@ TH__MAYBE_UNUSED static th_tensor *th__flip(const char *fn, th_tensor *out, cons
     th_tensor *flipped = th__view_of(fn, t, offset, t->ndim, t->sizes, strides);
     int status = flipped ? th__copy(fn, result, flipped) : th_last_status(); /* th__copy unaliases */
     th_tensor_release(flipped);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* dst[i + s mod n] = src[i] along dim d (dst and src of one shape, disjoint). */
@@ -293,10 +289,7 @@ TH__MAYBE_UNUSED static int th__roll_dim(const char *fn, th_tensor *dst, const t
     int status = a && b && c && e ? TH_OK : th_last_status();
     if (!status) status = th__copy(fn, a, b);
     if (!status) status = th__copy(fn, c, e);
-    th_tensor_release(a);
-    th_tensor_release(b);
-    th_tensor_release(c);
-    th_tensor_release(e);
+    TH__RELEASE(a, b, c, e);
     return status;
 }
 
@@ -328,16 +321,10 @@ TH__MAYBE_UNUSED static th_tensor *th__roll(const char *fn, th_tensor *out, cons
         th_tensor *src1 = th__reshape(fn, src, 1, &numel);
         status = dst1 && src1 ? th__roll_dim(fn, dst1, src1, 0, th__roll_amount(shift, numel)) : th_last_status();
         if (!status && !direct) status = th__copy(fn, result, flat_dst);
-        th_tensor_release(src1);
-        th_tensor_release(dst1);
-        th_tensor_release(flat_dst);
+        TH__RELEASE(src1, dst1, flat_dst);
     }
     th_tensor_release(src);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* dst (sizes src[d] * reps[d]) gets src tiled reps[d] times along each dim. Each dim that is both repeated and
@@ -415,11 +402,7 @@ TH__MAYBE_UNUSED static th_tensor *th__repeat(const char *fn, th_tensor *out, co
     int status = padded_src ? th__repeat_into(fn, result, padded_src, repeats) : th_last_status();
     th_tensor_release(padded_src);
     th_tensor_release(src);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 #endif
