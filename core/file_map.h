@@ -308,6 +308,15 @@ static th_storage *th__file_contents(const char *fn, const char *path)
 #endif
 }
 
+/* th__file_contents, and where set to the path as the formats' messages name the file: quoted, at most 500 of
+ * its bytes ("'w.npz'"). */
+static th_storage *th__file_contents_where(const char *fn, const char *path, char (*where)[512])
+{
+    th_storage *s = th__file_contents(fn, path);
+    if (s) snprintf(*where, sizeof *where, "'%.500s'", path);
+    return s;
+}
+
 /* ---- writing a file: a temporary one in the same folder, renamed into place ------------------------------- */
 
 /* A file is written under a temporary name next to path and renamed over path only when complete, so a

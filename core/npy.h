@@ -333,10 +333,9 @@ static th_tensor *th__npy_tensor(const char *fn, const char *where, th_storage *
 TH_API th_tensor *th_tensor_load_npy(const char *path)
 {
     static const char fn[] = "th_tensor_load_npy";
-    th_storage *s = th__file_contents(fn, path);
-    if (!s) return NULL;
     char where[512];
-    snprintf(where, sizeof where, "'%s'", path);
+    th_storage *s = th__file_contents_where(fn, path, &where);
+    if (!s) return NULL;
     th__npy_header h;
     th_tensor *t = NULL;
     if (th__npy_parse(fn, where, (const unsigned char *)s->data, s->nbytes, &h) == TH_OK)

@@ -301,11 +301,9 @@ fail:
 TH_API th_safetensors *th_safetensors_open(const char *path)
 {
     static const char fn[] = "th_safetensors_open";
-    th_storage *s = th__file_contents(fn, path);
-    if (!s) return NULL;
     char where[512];
-    snprintf(where, sizeof where, "'%s'", path);
-    return th__st_index(fn, where, s);
+    th_storage *s = th__file_contents_where(fn, path, &where);
+    return s ? th__st_index(fn, where, s) : NULL;
 }
 
 static const th__st_entry *th__st_at(const th_safetensors *f, int i)

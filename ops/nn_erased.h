@@ -247,14 +247,7 @@ static int th__nn_param(const char *fn, const char *name, const th_tensor *t, th
     if (!th_device_is_host(t->storage->device))
         return th__fail(TH_ERR_DEVICE, fn, "%s is on device type %d, which the host cannot touch", name,
                         (int)t->storage->device.type);
-    bool same = t->ndim == nnorm;
-    for (int d = 0; same && d < nnorm; d++) same = t->sizes[d] == nsizes[d];
-    if (!same) {
-        char a[160], b[160];
-        th__shape_string(t->ndim, t->sizes, a, sizeof a);
-        th__shape_string(nnorm, nsizes, b, sizeof b);
-        return th__fail(TH_ERR_SHAPE, fn, "%s has shape %s; the normalized shape is %s", name, a, b);
-    }
+    if (th__check_shape(fn, t, name, nnorm, nsizes, "the normalized shape is")) return th_last_status();
     if (th__check_fits(fn, t)) return th_last_status();
     *keep = th__convert_new(fn, dt == TH_F64 ? TH_F64 : TH_F32, t);
     return *keep ? TH_OK : th_last_status();
@@ -802,9 +795,7 @@ TH__MAYBE_UNUSED static th_tensor *th__rope_run(const char *fn, th_tensor *out, 
     th__shape_string(x->ndim, x->sizes, a, sizeof a);
     th__shape_string(cos_t->ndim, cos_t->sizes, b, sizeof b);
     if (x->ndim < 1) return th__fail(TH_ERR_SHAPE, fn, "x is 0-d; rope rotates pairs along its last dim"), NULL;
-    bool same = cos_t->ndim == sin_t->ndim;
-    for (int k = 0; same && k < cos_t->ndim; k++) same = cos_t->sizes[k] == sin_t->sizes[k];
-    if (!same) {
+    if (!th__shape_equal(cos_t->ndim, cos_t->sizes, sin_t->ndim, sin_t->sizes)) {
         char c[160];
         th__shape_string(sin_t->ndim, sin_t->sizes, c, sizeof c);
         return th__fail(TH_ERR_SHAPE, fn, "cosines have shape %s and sines %s; they must be the same", b, c), NULL;
