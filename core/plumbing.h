@@ -148,6 +148,16 @@ TH__MAYBE_UNUSED static th_tensor *th__result_or_release(int status, th_tensor *
     return NULL;
 }
 
+/* The last line of an op that may have computed into tmp, a temporary standing in for result (NULL when it
+ * wrote result itself): when ok (every step went well) tmp is copied into result; tmp is released. Its result,
+ * or NULL with the result released and the failure recorded (th__failed_status). */
+TH__MAYBE_UNUSED static th_tensor *th__op_end(const char *fn, bool ok, th_tensor *result, th_tensor *tmp)
+{
+    if (ok && tmp && th_tensor_copy(result, tmp)) ok = false;
+    th_tensor_release(tmp);
+    return th__result_or_release(ok ? TH_OK : th__failed_status(fn), result);
+}
+
 static void th__byte_range(const th_tensor *t, uintptr_t *lo, uintptr_t *hi);
 static bool th__same_layout(const th_tensor *a, const th_tensor *b);
 static th_tensor *th__convert_new(const char *fn, th_dtype dtype, const th_tensor *src);
