@@ -344,14 +344,13 @@ static th_tensor *th__npy_tensor(const char *fn, const char *where, th_storage *
 TH_API th_tensor *th_tensor_load_npy(const char *path)
 {
     static const char fn[] = "th_tensor_load_npy";
-    char where[512];
-    th_storage *s = th__file_contents_where(fn, path, &where);
-    if (!s) return NULL;
+    th__file_bytes b = th__file_read(fn, path);
+    if (!b.s) return NULL;
     th__npy_header h;
     th_tensor *t = NULL;
-    if (th__npy_parse(fn, where, (const unsigned char *)s->data, s->nbytes, &h) == TH_OK)
-        t = th__npy_tensor(fn, where, s, 0, &h);
-    th_storage_release(s);
+    if (th__npy_parse(fn, b.where, (const unsigned char *)b.s->data, b.s->nbytes, &h) == TH_OK)
+        t = th__npy_tensor(fn, b.where, b.s, 0, &h);
+    th_storage_release(b.s);
     return t;
 }
 

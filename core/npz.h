@@ -524,9 +524,8 @@ static th_npz *th__npz_open_storage(const char *fn, const char *where, th_storag
 TH_API th_npz *th_npz_open(const char *path)
 {
     static const char fn[] = "th_npz_open";
-    char where[512];
-    th_storage *s = th__file_contents_where(fn, path, &where);
-    return s ? th__npz_open_storage(fn, where, s) : NULL;
+    th__file_bytes b = th__file_read(fn, path);
+    return b.s ? th__npz_open_storage(fn, b.where, b.s) : NULL;
 }
 
 TH_API void th_npz_close(th_npz *z) { th__npz_free(z); }
