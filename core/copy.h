@@ -288,7 +288,8 @@ static th_tensor *th__contiguous(const char *fn, th_tensor *t)
 
 /* th__contiguous, for an op that reads the elements on the host: refused (TH_ERR_DEVICE: "<what> is on device
  * type N, which the host cannot <verb>") when they are in device memory. NULL on error. */
-TH__MAYBE_UNUSED static th_tensor *th__contiguous_on_host(const char *fn, th_tensor *t, const char *what, const char *verb)
+TH__MAYBE_UNUSED static th_tensor *th__contiguous_on_host(const char *fn, th_tensor *t, const char *what,
+                                                          const char *verb)
 {
     th_tensor *c = th__contiguous(fn, t);
     if (!c || th_device_is_host(c->storage->device)) return c;

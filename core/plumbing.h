@@ -137,8 +137,9 @@ TH__MAYBE_UNUSED static void th__release_tensors(th_tensor *const *ts, size_t n)
 {
     for (size_t i = 0; i < n; i++) th_tensor_release(ts[i]);
 }
-#define TH__RELEASE(...) \
-    th__release_tensors((th_tensor *const[]){__VA_ARGS__}, sizeof((th_tensor *const[]){__VA_ARGS__}) / sizeof(th_tensor *))
+#define TH__RELEASE(...)                                                                                         \
+    th__release_tensors((th_tensor *const[]){__VA_ARGS__},                                                       \
+                        sizeof((th_tensor *const[]){__VA_ARGS__}) / sizeof(th_tensor *))
 
 /* An op's last line: its result, or NULL with the result released when status is an error. */
 TH__MAYBE_UNUSED static th_tensor *th__result_or_release(int status, th_tensor *result)
