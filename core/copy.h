@@ -286,6 +286,19 @@ static th_tensor *th__contiguous(const char *fn, th_tensor *t)
     return th__convert_new(fn, t->dtype, t);
 }
 
+/* th__contiguous, for an op that reads the elements on the host: refused (TH_ERR_DEVICE: "<what> is on device
+ * type N, which the host cannot <verb>") when they are in device memory. NULL on error. */
+TH__MAYBE_UNUSED static th_tensor *th__contiguous_on_host(const char *fn, th_tensor *t, const char *what,
+                                                          const char *verb)
+{
+    th_tensor *c = th__contiguous(fn, t);
+    if (!c || th_device_is_host(c->storage->device)) return c;
+    const int type = (int)c->storage->device.type;
+    th_tensor_release(c);
+    th__fail(TH_ERR_DEVICE, fn, "%s is on device type %d, which the host cannot %s", what, type, verb);
+    return NULL;
+}
+
 static th_tensor *th__reshape(const char *fn, th_tensor *t, int ndim, const int64_t *sizes)
 {
     TH__NEED(t, fn);

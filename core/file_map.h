@@ -308,6 +308,21 @@ static th_storage *th__file_contents(const char *fn, const char *path)
 #endif
 }
 
+/* A file the formats read: its bytes (th__file_contents; NULL on error) and the name their messages give it,
+ * the path quoted, at most 500 of its bytes ("'w.npz'"). */
+typedef struct th__file_bytes {
+    th_storage *s;
+    char where[512];
+} th__file_bytes;
+
+static th__file_bytes th__file_read(const char *fn, const char *path)
+{
+    th__file_bytes b;
+    b.s = th__file_contents(fn, path);
+    snprintf(b.where, sizeof b.where, "'%.500s'", path ? path : "");
+    return b;
+}
+
 /* ---- writing a file: a temporary one in the same folder, renamed into place ------------------------------- */
 
 /* A file is written under a temporary name next to path and renamed over path only when complete, so a

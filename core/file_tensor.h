@@ -103,12 +103,14 @@ static th_tensor *th__file_tensor(const char *fn, const char *where, const char 
 }
 
 
-/* A zeroed handle of size bytes for a file format's index of storage s, and a copy of where (the file's name in
- * messages) in *where_out. NULL on out of memory, with s released: the index makers take over the caller's
- * reference to s. */
-static void *th__file_handle_new(const char *fn, const char *where, th_storage *s, size_t size, char **where_out)
+/* A zeroed handle of size bytes for a file format's index of storage s, holding s and a copy of where (the file's
+ * name in messages) in its fields at byte offsets file_at (a th_storage *) and where_at (a char *): each format's
+ * handle has both. NULL on out of memory, with s released: the index makers take over the caller's reference
+ * to s. */
+static void *th__file_handle_new(const char *fn, const char *where, th_storage *s, size_t size, size_t file_at,
+                                 size_t where_at)
 {
-    void *f = calloc(1, size);
+    char *f = (char *)calloc(1, size);
     size_t wl = strlen(where);
     char *w = (char *)malloc(wl + 1);
     if (!f || !w) {
@@ -119,7 +121,8 @@ static void *th__file_handle_new(const char *fn, const char *where, th_storage *
         return NULL;
     }
     memcpy(w, where, wl + 1);
-    *where_out = w;
+    memcpy(f + file_at, &s, sizeof s);
+    memcpy(f + where_at, &w, sizeof w);
     return f;
 }
 /* The index of the entry called name among count entries sorted by name (byte order), -1 if none. */

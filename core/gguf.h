@@ -307,11 +307,8 @@ TH_API void th_gguf_close(th_gguf *f)
 TH_API th_gguf *th_gguf_open(const char *path)
 {
     static const char fn[] = "th_gguf_open";
-    th_storage *s = th__file_contents(fn, path);
-    if (!s) return NULL;
-    char where[512];
-    snprintf(where, sizeof where, "'%s'", path);
-    return th__gguf_index(fn, where, s);
+    th__file_bytes b = th__file_read(fn, path);
+    return b.s ? th__gguf_index(fn, b.where, b.s) : NULL;
 }
 
 #endif /* TH__DEFINING */

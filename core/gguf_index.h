@@ -129,11 +129,10 @@ static int th__gguf_info(th__gguf_rd *r, th__file_entry *e, int i, uint64_t *off
  * caller's reference to s, released on failure. where names the file in the messages. */
 static th_gguf *th__gguf_index(const char *fn, const char *where, th_storage *s)
 {
-    char *w;
-    th_gguf *f = (th_gguf *)th__file_handle_new(fn, where, s, sizeof *f, &w);
+    th_gguf *f = (th_gguf *)th__file_handle_new(fn, where, s, sizeof *f, offsetof(th_gguf, file),
+                                                offsetof(th_gguf, where));
     if (!f) return NULL;
-    f->file = s;
-    f->where = w;
+    const char *w = f->where;
     f->alignment = 32;
     th__gguf_rd r = {fn, w, (const unsigned char *)s->data, s->nbytes, 0, false, f};
     uint64_t version, nt, nkv;

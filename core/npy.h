@@ -91,30 +91,41 @@ typedef struct th__npy_scan {
     const char *begin, *p, *end;
 } th__npy_scan;
 
-static void th__npy_ws(th__npy_scan *s)
+/* The steps every header scanner takes (this one and safetensors' JSON), over the text begin..end read up to
+ * *p: white space skipped; the character c eaten after white space (false when it is not there); a failure
+ * recorded at *p, naming the file (where), the text (doc: "dict", "JSON") and the text there, up to 24
+ * printable bytes, so that the message shows what was found. */
+static void th__scan_ws(const char **p, const char *end)
 {
-    while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r')) s->p++;
+    while (*p < end && (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r')) (*p)++;
 }
 
-static int th__npy_bad(th__npy_scan *s, const char *what)
+static bool th__scan_eat(const char **p, const char *end, char c)
 {
-    /* The text at the failure, up to 24 printable bytes, so that the message shows what was there. */
-    char near[25];
-    size_t n = 0;
-    for (const char *q = s->p; q < s->end && n < sizeof near - 1; q++) near[n++] = (*q >= 32 && *q < 127) ? *q : '?';
-    near[n] = '\0';
-    return th__fail(TH_ERR_INVALID, s->fn, "%s: header: %s at byte %ld of the dict (\"%s\")", s->where, what,
-                    (long)(s->p - s->begin), near);
-}
-
-static bool th__npy_eat(th__npy_scan *s, char c)
-{
-    th__npy_ws(s);
-    if (s->p < s->end && *s->p == c) {
-        s->p++;
+    th__scan_ws(p, end);
+    if (*p < end && **p == c) {
+        (*p)++;
         return true;
     }
     return false;
+}
+
+static int th__scan_bad(const char *fn, const char *where, const char *doc, const char *begin, const char *p,
+                        const char *end, const char *what)
+{
+    char near[25];
+    size_t n = 0;
+    for (const char *q = p; q < end && n < sizeof near - 1; q++) near[n++] = (*q >= 32 && *q < 127) ? *q : '?';
+    near[n] = '\0';
+    return th__fail(TH_ERR_INVALID, fn, "%s: header: %s at byte %ld of the %s (\"%s\")", where, what,
+                    (long)(p - begin), doc, near);
+}
+
+static void th__npy_ws(th__npy_scan *s) { th__scan_ws(&s->p, s->end); }
+static bool th__npy_eat(th__npy_scan *s, char c) { return th__scan_eat(&s->p, s->end, c); }
+static int th__npy_bad(th__npy_scan *s, const char *what)
+{
+    return th__scan_bad(s->fn, s->where, "dict", s->begin, s->p, s->end, what);
 }
 
 /* A quoted string without escapes (a descr or a key never needs one); its bytes go to out (cap with NUL). */
@@ -333,15 +344,13 @@ static th_tensor *th__npy_tensor(const char *fn, const char *where, th_storage *
 TH_API th_tensor *th_tensor_load_npy(const char *path)
 {
     static const char fn[] = "th_tensor_load_npy";
-    th_storage *s = th__file_contents(fn, path);
-    if (!s) return NULL;
-    char where[512];
-    snprintf(where, sizeof where, "'%s'", path);
+    th__file_bytes b = th__file_read(fn, path);
+    if (!b.s) return NULL;
     th__npy_header h;
     th_tensor *t = NULL;
-    if (th__npy_parse(fn, where, (const unsigned char *)s->data, s->nbytes, &h) == TH_OK)
-        t = th__npy_tensor(fn, where, s, 0, &h);
-    th_storage_release(s);
+    if (th__npy_parse(fn, b.where, (const unsigned char *)b.s->data, b.s->nbytes, &h) == TH_OK)
+        t = th__npy_tensor(fn, b.where, b.s, 0, &h);
+    th_storage_release(b.s);
     return t;
 }
 

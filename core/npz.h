@@ -524,11 +524,8 @@ static th_npz *th__npz_open_storage(const char *fn, const char *where, th_storag
 TH_API th_npz *th_npz_open(const char *path)
 {
     static const char fn[] = "th_npz_open";
-    th_storage *s = th__file_contents(fn, path);
-    if (!s) return NULL;
-    char where[512];
-    snprintf(where, sizeof where, "'%.500s'", path);
-    return th__npz_open_storage(fn, where, s);
+    th__file_bytes b = th__file_read(fn, path);
+    return b.s ? th__npz_open_storage(fn, b.where, b.s) : NULL;
 }
 
 TH_API void th_npz_close(th_npz *z) { th__npz_free(z); }

@@ -42,6 +42,26 @@ TH__MAYBE_UNUSED static int th__broadcast_shape(const char *fn, int n, const th_
 static int th__check_out_layout(const char *fn, const th_tensor *out, th_dtype dtype, int ndim, const int64_t *sizes,
                                 bool host);
 
+/* Whether the shapes (ndim, sizes) and (ndim2, sizes2) are the same. */
+TH__MAYBE_UNUSED static bool th__shape_equal(int ndim, const int64_t *sizes, int ndim2, const int64_t *sizes2)
+{
+    bool same = ndim == ndim2;
+    for (int d = 0; same && d < ndim; d++) same = sizes[d] == sizes2[d];
+    return same;
+}
+
+/* TH_OK when t has exactly the shape (ndim, sizes), else TH_ERR_SHAPE with the message "<name> has shape (..);
+ * <what> (..)" (name "out", what "the result has shape"). */
+TH__MAYBE_UNUSED static int th__check_shape(const char *fn, const th_tensor *t, const char *name, int ndim,
+                                            const int64_t *sizes, const char *what)
+{
+    if (th__shape_equal(t->ndim, t->sizes, ndim, sizes)) return TH_OK;
+    char a[160], b[160];
+    th__shape_string(t->ndim, t->sizes, a, sizeof a);
+    th__shape_string(ndim, sizes, b, sizeof b);
+    return th__fail(TH_ERR_SHAPE, fn, "%s has shape %s; %s %s", name, a, what, b);
+}
+
 /* Checks that out can receive a result of dtype and shape: the right dtype and exactly that shape, host
  * memory that is writable, and no two of its elements at one address (a stride 0 or an overlapping view). */
 TH__MAYBE_UNUSED static int th__check_out(const char *fn, const th_tensor *out, th_dtype dtype, int ndim, const int64_t *sizes)
@@ -58,14 +78,7 @@ TH__MAYBE_UNUSED static int th__check_out_layout(const char *fn, const th_tensor
     if (out->dtype != dtype)
         return th__fail(TH_ERR_DTYPE, fn, "out is %s; this result is %s", th_dtype_name(out->dtype),
                         th_dtype_name(dtype));
-    bool same = out->ndim == ndim;
-    for (int d = 0; same && d < ndim; d++) same = out->sizes[d] == sizes[d];
-    if (!same) {
-        char a[160], b[160];
-        th__shape_string(out->ndim, out->sizes, a, sizeof a);
-        th__shape_string(ndim, sizes, b, sizeof b);
-        return th__fail(TH_ERR_SHAPE, fn, "out has shape %s; the result has shape %s", a, b);
-    }
+    if (th__check_shape(fn, out, "out", ndim, sizes, "the result has shape")) return th_last_status();
     if (host && !th_device_is_host(out->storage->device))
         return th__fail(TH_ERR_DEVICE, fn, "out is on device type %d, which the host cannot touch",
                         (int)out->storage->device.type);
@@ -118,6 +131,16 @@ TH__MAYBE_UNUSED static int th__failed_status(const char *fn)
     return status != TH_OK ? status : th__fail(TH_ERR_INVALID, fn, "failed");
 }
 
+/* An op's cleanup of its tensors (NULLs allowed), written once: TH__RELEASE(a, b, c) releases a, b and c in
+ * that order. */
+TH__MAYBE_UNUSED static void th__release_tensors(th_tensor *const *ts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) th_tensor_release(ts[i]);
+}
+#define TH__RELEASE(...)                                                                                         \
+    th__release_tensors((th_tensor *const[]){__VA_ARGS__},                                                       \
+                        sizeof((th_tensor *const[]){__VA_ARGS__}) / sizeof(th_tensor *))
+
 /* An op's last line: its result, or NULL with the result released when status is an error. */
 TH__MAYBE_UNUSED static th_tensor *th__result_or_release(int status, th_tensor *result)
 {
@@ -126,9 +149,29 @@ TH__MAYBE_UNUSED static th_tensor *th__result_or_release(int status, th_tensor *
     return NULL;
 }
 
+/* The last line of an op that may have computed into tmp, a temporary standing in for result (NULL when it
+ * wrote result itself): when ok (every step went well) tmp is copied into result; tmp is released. Its result,
+ * or NULL with the result released and the failure recorded (th__failed_status). */
+TH__MAYBE_UNUSED static th_tensor *th__op_end(const char *fn, bool ok, th_tensor *result, th_tensor *tmp)
+{
+    if (ok && tmp && th_tensor_copy(result, tmp)) ok = false;
+    th_tensor_release(tmp);
+    return th__result_or_release(ok ? TH_OK : th__failed_status(fn), result);
+}
+
 static void th__byte_range(const th_tensor *t, uintptr_t *lo, uintptr_t *hi);
 static bool th__same_layout(const th_tensor *a, const th_tensor *b);
 static th_tensor *th__convert_new(const char *fn, th_dtype dtype, const th_tensor *src);
+
+/* Whether two tensors' bytes overlap at all (an exact alias too). */
+TH__MAYBE_UNUSED static bool th__bytes_overlap(const th_tensor *a, const th_tensor *b)
+{
+    if (a->storage != b->storage || th__numel(a) == 0 || th__numel(b) == 0) return false;
+    uintptr_t alo, ahi, blo, bhi;
+    th__byte_range(a, &alo, &ahi);
+    th__byte_range(b, &blo, &bhi);
+    return alo < bhi && blo < ahi;
+}
 
 /* in, as an op writing out may read it: in itself (retained) when their memory is disjoint, or when in is
  * exactly out (same first element and strides, so each element is read before it is written), else a
@@ -139,13 +182,7 @@ TH__MAYBE_UNUSED static th_tensor *th__unalias(const char *fn, const th_tensor *
         th__fail(TH_ERR_INVALID, fn, "NULL tensor");
         return NULL;
     }
-    if (out && in->storage == out->storage && th__numel(in) > 0 && th__numel(out) > 0) {
-        if (th__same_layout(out, in)) return th_tensor_retain((th_tensor *)in);
-        uintptr_t olo, ohi, ilo, ihi;
-        th__byte_range(out, &olo, &ohi);
-        th__byte_range(in, &ilo, &ihi);
-        if (olo < ihi && ilo < ohi) return th__convert_new(fn, in->dtype, in);
-    }
+    if (out && th__bytes_overlap(out, in) && !th__same_layout(out, in)) return th__convert_new(fn, in->dtype, in);
     return th_tensor_retain((th_tensor *)in);
 }
 

@@ -191,11 +191,9 @@ TH_API void th_safetensors_close(th_safetensors *f)
  * caller's reference to s, released on failure. where names the file in the messages. */
 static th_safetensors *th__st_index(const char *fn, const char *where, th_storage *s)
 {
-    char *w;
-    th_safetensors *f = (th_safetensors *)th__file_handle_new(fn, where, s, sizeof *f, &w);
+    th_safetensors *f = (th_safetensors *)th__file_handle_new(fn, where, s, sizeof *f, offsetof(th_safetensors, file),
+                                                              offsetof(th_safetensors, where));
     if (!f) return NULL;
-    f->file = s;
-    f->where = w;
     const unsigned char *data = (const unsigned char *)s->data;
     int64_t len = s->nbytes, hlen = 0;
     int ecap = 0, mcap = 0, status = TH_OK;
@@ -301,11 +299,8 @@ fail:
 TH_API th_safetensors *th_safetensors_open(const char *path)
 {
     static const char fn[] = "th_safetensors_open";
-    th_storage *s = th__file_contents(fn, path);
-    if (!s) return NULL;
-    char where[512];
-    snprintf(where, sizeof where, "'%s'", path);
-    return th__st_index(fn, where, s);
+    th__file_bytes b = th__file_read(fn, path);
+    return b.s ? th__st_index(fn, b.where, b.s) : NULL;
 }
 
 static const th__st_entry *th__st_at(const th_safetensors *f, int i)

@@ -14,29 +14,12 @@ typedef struct th__st_scan {
     size_t used;
 } th__st_scan;
 
+/* The scanning steps are npy.h's (th__scan_ws, th__scan_eat, th__scan_bad). */
+static void th__st_ws(th__st_scan *s) { th__scan_ws(&s->p, s->end); }
+static bool th__st_eat(th__st_scan *s, char c) { return th__scan_eat(&s->p, s->end, c); }
 static int th__st_bad(th__st_scan *s, const char *what)
 {
-    char near[25];
-    size_t n = 0;
-    for (const char *q = s->p; q < s->end && n < sizeof near - 1; q++) near[n++] = (*q >= 32 && *q < 127) ? *q : '?';
-    near[n] = '\0';
-    return th__fail(TH_ERR_INVALID, s->fn, "%s: header: %s at byte %ld of the JSON (\"%s\")", s->where, what,
-                    (long)(s->p - s->begin), near);
-}
-
-static void th__st_ws(th__st_scan *s)
-{
-    while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r')) s->p++;
-}
-
-static bool th__st_eat(th__st_scan *s, char c)
-{
-    th__st_ws(s);
-    if (s->p < s->end && *s->p == c) {
-        s->p++;
-        return true;
-    }
-    return false;
+    return th__scan_bad(s->fn, s->where, "JSON", s->begin, s->p, s->end, what);
 }
 
 static int th__st_hex4(const char *p)

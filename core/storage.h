@@ -90,6 +90,34 @@ static int th__alloc_failed(const char *fn, const th_allocator *a, const char *w
                     reason + skip);
 }
 
+/* A new storage header (refcount 1) of nbytes and flags, its memory not set yet. NULL on error. */
+static th_storage *th__storage_header(const char *fn, int64_t nbytes, uint32_t flags)
+{
+    th_storage *s = (th_storage *)malloc(sizeof *s);
+    if (!s) {
+        th__fail(TH_ERR_NOMEM, fn, "out of memory for the storage header");
+        return NULL;
+    }
+    atomic_init(&s->refcount, 1);
+    s->nbytes = nbytes;
+    s->flags = flags;
+    return s;
+}
+
+/* Points s at its memory: data on device, handed back by allocator (allocator_ctx its context) or, for wrapped
+ * memory (allocator NULL), by deleter(deleter_data, deleter_ctx) when there is one. */
+static void th__storage_set_memory(th_storage *s, void *data, th_device device, const th_allocator *allocator,
+                                   void *allocator_ctx, th_deleter deleter, void *deleter_data, void *deleter_ctx)
+{
+    s->data = data;
+    s->device = device;
+    s->allocator = allocator;
+    s->allocator_ctx = allocator_ctx;
+    s->deleter = deleter;
+    s->deleter_data = deleter_data;
+    s->deleter_ctx = deleter_ctx;
+}
+
 static th_storage *th__storage_alloc(const char *fn, int64_t nbytes, const th_allocator *allocator,
                                      void *allocator_ctx)
 {
@@ -107,11 +135,8 @@ static th_storage *th__storage_alloc(const char *fn, int64_t nbytes, const th_al
                  allocator->name ? allocator->name : "?");
         return NULL;
     }
-    th_storage *s = (th_storage *)malloc(sizeof *s);
-    if (!s) {
-        th__fail(TH_ERR_NOMEM, fn, "out of memory for the storage header");
-        return NULL;
-    }
+    th_storage *s = th__storage_header(fn, nbytes, TH__STORAGE_RESIZABLE);
+    if (!s) return NULL;
     void *data = NULL;
     if (nbytes > 0) {
         unsigned errors_before = th__error_count;
@@ -122,16 +147,7 @@ static th_storage *th__storage_alloc(const char *fn, int64_t nbytes, const th_al
             return NULL;
         }
     }
-    atomic_init(&s->refcount, 1);
-    s->data = data;
-    s->nbytes = nbytes;
-    s->device = allocator->device;
-    s->flags = TH__STORAGE_RESIZABLE;
-    s->allocator = allocator;
-    s->allocator_ctx = allocator_ctx;
-    s->deleter = NULL;
-    s->deleter_data = NULL;
-    s->deleter_ctx = NULL;
+    th__storage_set_memory(s, data, allocator->device, allocator, allocator_ctx, NULL, NULL, NULL);
     return s;
 }
 
@@ -169,21 +185,9 @@ static th_storage *th__storage_wrap(const char *fn, void *data, int64_t nbytes, 
         th__fail(TH_ERR_INVALID, fn, "NULL data for %lld bytes", (long long)nbytes);
         return NULL;
     }
-    th_storage *s = (th_storage *)malloc(sizeof *s);
-    if (!s) {
-        th__fail(TH_ERR_NOMEM, fn, "out of memory for the storage header");
-        return NULL;
-    }
-    atomic_init(&s->refcount, 1);
-    s->data = data;
-    s->nbytes = nbytes;
-    s->device = device;
-    s->flags = 0;
-    s->allocator = NULL;
-    s->allocator_ctx = NULL;
-    s->deleter = deleter;
-    s->deleter_data = deleter_data;
-    s->deleter_ctx = deleter_ctx;
+    th_storage *s = th__storage_header(fn, nbytes, 0);
+    if (!s) return NULL;
+    th__storage_set_memory(s, data, device, NULL, NULL, deleter, deleter_data, deleter_ctx);
     return s;
 }
 
@@ -308,13 +312,7 @@ TH_API int th_storage_move_to(th_storage *storage, const th_allocator *allocator
         memcpy(data, storage->data, (size_t)storage->nbytes);
     }
     th__storage_free_memory(storage);
-    storage->data = data;
-    storage->device = allocator->device;
-    storage->allocator = allocator;
-    storage->allocator_ctx = ctx;
-    storage->deleter = NULL;
-    storage->deleter_data = NULL;
-    storage->deleter_ctx = NULL;
+    th__storage_set_memory(storage, data, allocator->device, allocator, ctx, NULL, NULL, NULL);
     storage->flags |= TH__STORAGE_RESIZABLE; /* its memory is now an allocator's */
     return TH_OK;
 }

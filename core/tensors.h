@@ -72,6 +72,16 @@ static int th__wrap_dim(const char *fn, int dim, int ndim, int *out)
     return TH_OK;
 }
 
+/* th__wrap_dim for one of a list of dims that must differ: seen[] marks the dims taken so far; what names the
+ * list in the message ("dim 1 appears twice in dims"). */
+TH__MAYBE_UNUSED static int th__wrap_dim_once(const char *fn, int dim, int ndim, bool *seen, const char *what, int *out)
+{
+    if (th__wrap_dim(fn, dim, ndim, out)) return th_last_status();
+    if (seen[*out]) return th__fail(TH_ERR_INVALID, fn, "dim %d appears twice in %s", *out, what);
+    seen[*out] = true;
+    return TH_OK;
+}
+
 static void th__contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)
 {
     int64_t s = 1;

@@ -158,12 +158,7 @@ static th_tensor *th__permute(const char *fn, const th_tensor *t, const int *dim
     bool seen[TH_MAX_DIMS] = {false};
     for (int d = 0; d < t->ndim; d++) {
         int s = 0;
-        if (th__wrap_dim(fn, dims[d], t->ndim, &s)) return NULL;
-        if (seen[s]) {
-            th__fail(TH_ERR_INVALID, fn, "dim %d appears twice in the permutation", s);
-            return NULL;
-        }
-        seen[s] = true;
+        if (th__wrap_dim_once(fn, dims[d], t->ndim, seen, "the permutation", &s)) return NULL;
         sizes[d] = t->sizes[s];
         strides[d] = t->strides[s];
     }

@@ -25,17 +25,7 @@
 #ifndef TH_NAME
 #error "ops/binary_op.h is stamped per dtype through tensor_generic.h; include tensor.h instead"
 #endif
-#ifdef TH_OP_BOOL_RESULT
-#define TH__RES th_bool_tensor
-#define TH__RES_ELEM bool
-#define TH__RES_DT TH_BOOL
-#define TH__RES_STORE(x) (x)
-#else
-#define TH__RES TH_NAME(tensor)
-#define TH__RES_ELEM real
-#define TH__RES_DT TH_DT_ENUM
-#define TH__RES_STORE(x) TH_PRIVATE(from_ct)(x)
-#endif
+#include "op_result.h" /* TH__RES, TH__RES_ELEM, TH__RES_DT, TH__RES_STORE */
 
 #if defined(TH__DEVICE_ELEMS)
 /* Stamped for a device (ops/pointwise.h says how): the companion's template makes the op's kernel. */
@@ -189,11 +179,4 @@ TH_API int TH__OP_NAME(_scalar_inplace)(TH_NAME(tensor) *a, real b)
 
 #endif /* definitions */
 
-#undef TH__RES
-#undef TH__RES_ELEM
-#undef TH__RES_DT
-#undef TH__RES_STORE
-#undef TH_OP
-#undef TH_OP_BOOL_RESULT
-#undef TH_OP_NONZERO_RHS
-#undef TH_OP_NONNEGATIVE_RHS
+#include "op_result_end.h"

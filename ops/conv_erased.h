@@ -256,14 +256,14 @@ TH__MAYBE_UNUSED static th_tensor *th__conv_run(const char *fn, int nsp, th_tens
     size_t es = f64 ? sizeof(double) : sizeof(float);
     th_tensor *xu = NULL, *wu = NULL, *bu = NULL, *xc = NULL, *wc = NULL, *bc = NULL, *y = result, *tmp = NULL;
     void *col = NULL;
-    int status = TH_OK;
+    bool ok = false; /* set once every step went well */
     if (!(xu = th__unalias(fn, result, x)) || !(wu = th__unalias(fn, result, w)) ||
         (bias && !(bu = th__unalias(fn, result, bias))))
-        goto fail;
+        goto done;
     if (!(xc = th__conv_dense(fn, ct, xu)) || !(wc = th__conv_dense(fn, ct, wu)) || (bu && !(bc = th__conv_dense(fn, ct, bu))))
-        goto fail;
+        goto done;
     if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, ct, rn, rs))) goto fail;
+        if (!(tmp = th__tensor_empty(fn, ct, rn, rs))) goto done;
         y = tmp;
     }
     int64_t cg = g.c / g.g, og = g.o / g.g, kk = cg * g.kl;
@@ -273,7 +273,7 @@ TH__MAYBE_UNUSED static th_tensor *th__conv_run(const char *fn, int nsp, th_tens
         if ((uint64_t)kk > SIZE_MAX / es / (uint64_t)g.outl || !(col = malloc((size_t)kk * (size_t)g.outl * es))) {
             th__fail(TH_ERR_NOMEM, fn, "out of memory for the im2col buffer of %lld x %lld elements", (long long)kk,
                      (long long)g.outl);
-            goto fail;
+            goto done;
         }
     }
     const char *xd = (const char *)th_tensor_data(xc), *wd = (const char *)th_tensor_data(wc);
@@ -308,20 +308,11 @@ TH__MAYBE_UNUSED static th_tensor *th__conv_run(const char *fn, int nsp, th_tens
                 }
             }
     }
-    if (tmp && th_tensor_copy(result, tmp)) goto fail;
-    goto done;
-fail:
-    status = th__failed_status(fn);
+    ok = true;
 done:
     free(col);
-    th_tensor_release(xu);
-    th_tensor_release(wu);
-    th_tensor_release(bu);
-    th_tensor_release(xc);
-    th_tensor_release(wc);
-    th_tensor_release(bc);
-    th_tensor_release(tmp);
-    return th__result_or_release(status, result);
+    TH__RELEASE(xu, wu, bu, xc, wc, bc);
+    return th__op_end(fn, ok, result, tmp);
 }
 
 /* One plane of pooling in the compute type T: max (with the flat input index of each maximum, NaN winning as
@@ -447,9 +438,7 @@ finish:
 fail:
     status = th__failed_status(fn);
 done:
-    th_tensor_release(xu);
-    th_tensor_release(xc);
-    th_tensor_release(tmp);
+    TH__RELEASE(xu, xc, tmp);
     if (status != TH_OK || !indices) th_tensor_release(ix);
     if (status != TH_OK) {
         th_tensor_release(result);
@@ -506,7 +495,7 @@ TH__MAYBE_UNUSED static th_tensor *th__pad_run(const char *fn, th_tensor *out, c
     int64_t total = th__numel(result);
     if (total == 0) return result;
     th_tensor *xu = NULL, *xc = NULL, *y = result, *tmp = NULL;
-    int status = TH_OK;
+    bool ok = false; /* set once every step went well */
     /* the constant as one element of x's dtype, rounded once */
     union {
         double d;
@@ -519,9 +508,9 @@ TH__MAYBE_UNUSED static th_tensor *th__pad_run(const char *fn, th_tensor *out, c
     else if (x->dtype == TH_F16) v.h = th_float16_from_double(value);
     else v.b = th_bfloat16_from_double(value);
     size_t es = th_dtype_info(x->dtype)->size;
-    if (!(xu = th__unalias(fn, result, x)) || !(xc = th__conv_dense(fn, x->dtype, xu))) goto fail;
+    if (!(xu = th__unalias(fn, result, x)) || !(xc = th__conv_dense(fn, x->dtype, xu))) goto done;
     if (!th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, x->dtype, nd, rs))) goto fail;
+        if (!(tmp = th__tensor_empty(fn, x->dtype, nd, rs))) goto done;
         y = tmp;
     }
     {
@@ -557,15 +546,10 @@ TH__MAYBE_UNUSED static th_tensor *th__pad_run(const char *fn, th_tensor *out, c
             }
         }
     }
-    if (tmp && th_tensor_copy(result, tmp)) goto fail;
-    goto done;
-fail:
-    status = th__failed_status(fn);
+    ok = true;
 done:
-    th_tensor_release(xu);
-    th_tensor_release(xc);
-    th_tensor_release(tmp);
-    return th__result_or_release(status, result);
+    TH__RELEASE(xu, xc);
+    return th__op_end(fn, ok, result, tmp);
 }
 
 /* adaptive_avg_pool2d / adaptive_max_pool2d: output cell i of a dim of input size n and output size m covers
@@ -669,9 +653,7 @@ finish:
 fail:
     status = th__failed_status(fn);
 done:
-    th_tensor_release(xu);
-    th_tensor_release(xc);
-    th_tensor_release(tmp);
+    TH__RELEASE(xu, xc, tmp);
     if (status != TH_OK || !indices) th_tensor_release(ix);
     if (status != TH_OK) {
         th_tensor_release(result);

@@ -68,6 +68,17 @@ TH__MAYBE_UNUSED static int th__index_check_kind(const char *fn, const th_tensor
     return th__index_check_kind_on(fn, t, want, what, true);
 }
 
+/* masked_fill's and masked_select's operands: t and its bool mask checked (host: as the host reads them), and
+ * the shape they broadcast to. */
+TH__MAYBE_UNUSED static int th__index_mask_shape(const char *fn, const th_tensor *t, const th_tensor *mask, bool host,
+                                                 int *ndim, int64_t *sizes)
+{
+    if (th__index_check_input(fn, t, "tensor", host) || th__index_check_kind_on(fn, mask, TH_BOOL, "mask", host))
+        return th_last_status();
+    const th_tensor *both[2] = {t, mask};
+    return th__broadcast_shape(fn, 2, both, ndim, sizes);
+}
+
 /* ---- device operands ----
  * Each driver below looks first at where its operands live: when any is device memory, the op is handed to the
  * companion of that device (core/device_ops.h) after the checks that read no memory, and the host code after
@@ -300,15 +311,9 @@ TH__MAYBE_UNUSED static th_tensor *th__index_select(const char *fn, th_tensor *o
         else
             th__iter_parallel(&it, th__select_row, &job);
     }
-    th_tensor_release(out_slice);
-    th_tensor_release(in_slice);
-    th_tensor_release(src);
+    TH__RELEASE(out_slice, in_slice, src);
     free(wrapped);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* ---- gather, scatter, scatter_add ---- */
@@ -427,14 +432,8 @@ TH__MAYBE_UNUSED static th_tensor *th__gather(const char *fn, th_tensor *out, co
         const th_tensor *ops[3] = {result, index, pinned};
         status = th__pick_run(fn, ops, src, d, NULL, th__gather_row, false);
     }
-    th_tensor_release(pinned);
-    th_tensor_release(index);
-    th_tensor_release(src);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    TH__RELEASE(pinned, index, src);
+    return th__result_or_release(status, result);
 }
 
 /* scatter and scatter_add with a device operand; out NULL for the forms returning a new tensor, else t. */
@@ -471,10 +470,7 @@ TH__MAYBE_UNUSED static int th__scatter_inplace(const char *fn, th_tensor *t, in
         const th_tensor *ops[3] = {pinned, index, narrowed};
         status = th__pick_run(fn, ops, t, d, add, th__scatter_row, true);
     }
-    th_tensor_release(narrowed);
-    th_tensor_release(pinned);
-    th_tensor_release(index);
-    th_tensor_release(values);
+    TH__RELEASE(narrowed, pinned, index, values);
     return status;
 }
 
@@ -569,34 +565,22 @@ TH__MAYBE_UNUSED static th_tensor *th__masked_fill(const char *fn, th_tensor *ou
                                   const void *value)
 {
     const th_tensor *all[3] = {out, t, mask};
-    if (th__index_any_device(3, all)) {
-        if (th__index_check_input(fn, t, "tensor", false) || th__index_check_kind_on(fn, mask, TH_BOOL, "mask", false))
-            return NULL;
-        const th_tensor *both[2] = {t, mask};
-        int ndim = 0;
-        int64_t sizes[TH_MAX_DIMS];
-        if (th__broadcast_shape(fn, 2, both, &ndim, sizes) ||
-            (out && th__check_out_layout(fn, out, t->dtype, ndim, sizes, false)))
-            return NULL;
+    const bool host = !th__index_any_device(3, all);
+    int ndim = 0;
+    int64_t sizes[TH_MAX_DIMS];
+    if (th__index_mask_shape(fn, t, mask, host, &ndim, sizes)) return NULL;
+    if (!host) {
+        if (out && th__check_out_layout(fn, out, t->dtype, ndim, sizes, false)) return NULL;
         const th_device_index call = {"masked_fill", t->dtype, t, NULL, mask, NULL, 0, value, false};
         return th__index_on_device(fn, out, &call);
     }
-    if (th__shape_check_input(fn, t, "tensor") || th__index_check_kind(fn, mask, TH_BOOL, "mask")) return NULL;
-    const th_tensor *both[2] = {t, mask};
-    int ndim = 0;
-    int64_t sizes[TH_MAX_DIMS];
-    if (th__broadcast_shape(fn, 2, both, &ndim, sizes)) return NULL;
     th_tensor *result = th__result(fn, out, t->dtype, ndim, sizes);
     if (!result) return NULL;
     th_tensor *m = th__shape_unalias(fn, result, mask); /* copying t into out must not change the mask */
     int status = m ? th__copy(fn, result, t) : th_last_status();
     if (!status) status = th__masked_fill_inplace(fn, result, m, value);
     th_tensor_release(m);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* Calls row for every innermost row of ops (all of one shape), in row-major order: the order of the flat
@@ -685,21 +669,14 @@ TH__MAYBE_UNUSED static TH__HOT void th__masked_select_row(char **data, const in
 TH__MAYBE_UNUSED static th_tensor *th__masked_select(const char *fn, const th_tensor *t, const th_tensor *mask)
 {
     const th_tensor *all[2] = {t, mask};
-    if (th__index_any_device(2, all)) {
-        if (th__index_check_input(fn, t, "tensor", false) || th__index_check_kind_on(fn, mask, TH_BOOL, "mask", false))
-            return NULL;
-        const th_tensor *both[2] = {t, mask};
-        int ndim = 0;
-        int64_t sizes[TH_MAX_DIMS];
-        if (th__broadcast_shape(fn, 2, both, &ndim, sizes)) return NULL;
+    const bool host = !th__index_any_device(2, all);
+    int ndim = 0;
+    int64_t sizes[TH_MAX_DIMS];
+    if (th__index_mask_shape(fn, t, mask, host, &ndim, sizes)) return NULL;
+    if (!host) {
         const th_device_index call = {"masked_select", t->dtype, t, NULL, mask, NULL, 0, NULL, false};
         return th__index_on_device(fn, NULL, &call);
     }
-    if (th__shape_check_input(fn, t, "tensor") || th__index_check_kind(fn, mask, TH_BOOL, "mask")) return NULL;
-    const th_tensor *both[2] = {t, mask};
-    int ndim = 0;
-    int64_t sizes[TH_MAX_DIMS];
-    if (th__broadcast_shape(fn, 2, both, &ndim, sizes)) return NULL;
     th_tensor *te = th__expand(fn, t, ndim, sizes), *me = th__expand(fn, mask, ndim, sizes);
     th_tensor *result = NULL;
     if (te && me) {
@@ -790,6 +767,18 @@ typedef struct th__flat_job {
     th__index_add_fn add;
 } th__flat_job;
 
+/* take's and put's work: over the pairs (a, b) of elements of a and b, which are NULL where making them failed
+ * (the error is recorded), flat element k of t read or written (add: accumulated). */
+TH__MAYBE_UNUSED static int th__flat_start(const char *fn, th__iter *it, th__flat_job *job, const th_tensor *a,
+                                           const th_tensor *b, const th_tensor *t, th__index_add_fn add)
+{
+    if (!a || !b) return th_last_status();
+    const th_tensor *ops[2] = {a, b};
+    *job = (th__flat_job){t, (const char *)th_tensor_data(t), th__numel(t), th_tensor_is_contiguous(t), th__elsize(t),
+                          add};
+    return th__iter_init(fn, it, 2, ops);
+}
+
 TH__MAYBE_UNUSED static inline int64_t th__flat_offset(const th__flat_job *job, int64_t k)
 {
     if (job->contiguous) return k * (int64_t)job->es;
@@ -864,24 +853,13 @@ TH__MAYBE_UNUSED static th_tensor *th__take(const char *fn, th_tensor *out, cons
     th_tensor *result = th__result(fn, out, t->dtype, idx->ndim, idx->sizes);
     if (!result || th__numel(result) == 0) return result;
     th_tensor *src = th__shape_unalias(fn, result, t), *index = th__shape_unalias(fn, result, idx);
-    int status = src && index ? TH_OK : th_last_status();
     th__iter it;
-    if (!status) {
-        const th_tensor *ops[2] = {result, index};
-        status = th__iter_init(fn, &it, 2, ops);
-    }
-    if (!status) {
-        th__flat_job job = {src, (const char *)th_tensor_data(src), th__numel(src), th_tensor_is_contiguous(src),
-                            th__elsize(src), NULL};
-        th__iter_parallel(&it, th__take_row, &job);
-    }
+    th__flat_job job;
+    int status = src && index ? th__flat_start(fn, &it, &job, result, index, src, NULL) : th_last_status();
+    if (!status) th__iter_parallel(&it, th__take_row, &job);
     th_tensor_release(index);
     th_tensor_release(src);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* put with a device operand; out NULL for the form returning a new tensor, else t. */
@@ -922,20 +900,11 @@ TH__MAYBE_UNUSED static int th__put_inplace(const char *fn, th_tensor *t, const 
     /* Flat pairs, in row-major order of idx and src: with duplicate indices the last one wins (or all add up). */
     th_tensor *values = th__shape_unalias(fn, t, src), *index = th__shape_unalias(fn, t, idx);
     th_tensor *v1 = values ? th__reshape(fn, values, 1, &n) : NULL, *i1 = index ? th__reshape(fn, index, 1, &n) : NULL;
-    int status = v1 && i1 ? TH_OK : th_last_status();
     th__iter it;
-    if (!status) {
-        const th_tensor *ops[2] = {i1, v1};
-        status = th__iter_init(fn, &it, 2, ops);
-    }
-    if (!status) {
-        th__flat_job job = {t, (const char *)th_tensor_data(t), th__numel(t), th_tensor_is_contiguous(t), th__elsize(t), add};
-        th__iter_for_each(&it, th__put_row, &job);
-    }
-    th_tensor_release(v1);
-    th_tensor_release(i1);
-    th_tensor_release(values);
-    th_tensor_release(index);
+    th__flat_job job;
+    int status = th__flat_start(fn, &it, &job, i1, v1, t, add);
+    if (!status) th__iter_for_each(&it, th__put_row, &job);
+    TH__RELEASE(v1, i1, values, index);
     return status;
 }
 

@@ -355,11 +355,7 @@ TH__MAYBE_UNUSED static th_tensor *th__la_pack(const char *fn, const th_tensor *
     int status = v ? th__copy(fn, v, e) : th_last_status();
     th_tensor_release(v);
     th_tensor_release(e);
-    if (status) {
-        th_tensor_release(s);
-        return NULL;
-    }
-    return s;
+    return th__result_or_release(status, s);
 }
 
 /* The tensor to compute a result in: the result itself where it is contiguous, else a contiguous scratch of
@@ -375,11 +371,7 @@ TH__MAYBE_UNUSED static th_tensor *th__la_finish(const char *fn, th_tensor *work
 {
     if (status == TH_OK && work != result) status = th__copy(fn, result, work);
     th_tensor_release(work);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* The batch of nb dims that a's batch (its dims before the last two, or before the last one for a vector) and
@@ -500,14 +492,8 @@ TH__MAYBE_UNUSED static th_tensor *th__la_solve(const char *fn, th_dtype dt, th_
         th_tensor_release(xt);
     }
     free(ipiv);
-    th_tensor_release(x);
-    th_tensor_release(lu);
-    th_tensor_release(bm);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    TH__RELEASE(x, lu, bm);
+    return th__result_or_release(status, result);
 }
 
 /* A^-1. The row-major copy of A is the column-major A^T, whose inverse, read back row-major, is A^-1. */
@@ -730,9 +716,7 @@ TH__MAYBE_UNUSED static int th__la_unpack(const char *fn, th_tensor *dst, const 
     th_tensor *r = t ? th__narrow(fn, t, nb, 0, rows) : NULL;
     th_tensor *c = r ? th__narrow(fn, r, nb + 1, 0, cols) : NULL;
     int status = c ? th__copy(fn, dst, c) : th_last_status();
-    th_tensor_release(c);
-    th_tensor_release(r);
-    th_tensor_release(t);
+    TH__RELEASE(c, r, t);
     return status;
 }
 
@@ -979,9 +963,7 @@ TH__MAYBE_UNUSED static int th__la_svd(const char *fn, th_dtype dt, const th_ten
     if (status == TH_OK && want_vectors) status = th__la_unpack(fn, res[0], U, nb, m, k);
     if (status == TH_OK && want_vectors) status = th__la_unpack(fn, res[2], V, nb, k, n);
     free(sv);
-    th_tensor_release(V);
-    th_tensor_release(U);
-    th_tensor_release(w);
+    TH__RELEASE(V, U, w);
     return th__la_hand_over(status, 3, res, to);
 #endif
 }
@@ -1132,11 +1114,7 @@ TH__MAYBE_UNUSED static th_tensor *th__la_solve_finish(const char *fn, th_tensor
     free(mem);
     th_tensor_release(x);
     th_tensor_release(f);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* X with op(A) X = B (left) or X op(A) = B (right), A triangular: (*, n, n), B (*, n, k) or (*, k, n). A's
@@ -1464,10 +1442,7 @@ TH__MAYBE_UNUSED static int th__la_lstsq(const char *fn, th_dtype dt, const th_t
     }
     if (status == TH_OK) status = th__la_unpack(fn, res[0], x, nb, n, k);
     free(sv);
-    th_tensor_release(ae);
-    th_tensor_release(be);
-    th_tensor_release(x);
-    th_tensor_release(w);
+    TH__RELEASE(ae, be, x, w);
     return th__la_hand_over(status, 4, res, to);
 #endif
 }
@@ -1497,11 +1472,7 @@ TH__MAYBE_UNUSED static th_tensor *th__la_matrix_rank(const char *fn, th_dtype d
         memcpy(th__la_at(result, i), &rank, sizeof rank);
     }
     th_tensor_release(s);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* ---- matrix_norm and cond ---- */
@@ -1595,11 +1566,7 @@ TH__MAYBE_UNUSED static th_tensor *th__la_matrix_norm(const char *fn, th_dtype d
         th__la_put(pt, th__la_at(result, i), 0, v);
     }
     th_tensor_release(s);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* The condition number of every matrix of a in the norm `ord`: for 2 and -2 the ratio of its extreme singular values
@@ -1676,15 +1643,8 @@ TH__MAYBE_UNUSED static th_tensor *th__la_cond(const char *fn, th_dtype dt, th_t
         }
     }
     free(singular);
-    th_tensor_release(x);
-    th_tensor_release(w);
-    th_tensor_release(ni);
-    th_tensor_release(na);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    TH__RELEASE(x, w, ni, na);
+    return th__result_or_release(status, result);
 }
 
 /* ---- matrix_power ---- */
@@ -1753,11 +1713,7 @@ TH__MAYBE_UNUSED static th_tensor *th__la_matrix_power(const char *fn, th_dtype 
     if (status == TH_OK) status = th__copy(fn, result, acc);
     th_tensor_release(acc);
     th_tensor_release(base);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 #endif /* TH__DEFINING */

@@ -118,17 +118,6 @@ TH__MAYBE_UNUSED static void th__mm_batch_data(const th__mm *p, int64_t index, c
     if (b) *b = p->b.data + ob * es;
 }
 
-/* Where two tensors' bytes overlap at all (an exact alias too: a product reads its inputs after it has
- * begun writing the result). */
-TH__MAYBE_UNUSED static bool th__mm_overlaps(const th_tensor *x, const th_tensor *y)
-{
-    if (x->storage != y->storage || th__numel(x) == 0 || th__numel(y) == 0) return false;
-    uintptr_t xlo, xhi, ylo, yhi;
-    th__byte_range(x, &xlo, &xhi);
-    th__byte_range(y, &ylo, &yhi);
-    return xlo < yhi && ylo < xhi;
-}
-
 TH__MAYBE_UNUSED static int th__mm_check_dtype(const char *fn, const char *name, const th_tensor *t, th_dtype dtype)
 {
     if (!t) return th__fail(TH_ERR_INVALID, fn, "NULL %s", name);
@@ -331,8 +320,10 @@ TH__MAYBE_UNUSED static int th__mm_prepare(const char *fn, th__mm_kind kind, th_
     th_tensor *result = th__result(fn, out, dtype, rdim, rsizes);
     if (!result) return th_last_status();
     job->result = result;
-    job->a = th__mm_overlaps(result, a) ? th__convert_new(fn, dtype, a) : th_tensor_retain((th_tensor *)a);
-    job->b = th__mm_overlaps(result, b) ? th__convert_new(fn, dtype, b) : th_tensor_retain((th_tensor *)b);
+    /* An input overlapping the result at all is copied (an exact alias too: a product reads its inputs after it
+     * has begun writing the result). */
+    job->a = th__bytes_overlap(result, a) ? th__convert_new(fn, dtype, a) : th_tensor_retain((th_tensor *)a);
+    job->b = th__bytes_overlap(result, b) ? th__convert_new(fn, dtype, b) : th_tensor_retain((th_tensor *)b);
     if (!job->a || !job->b) {
         th__mm_job_release(job);
         return th_last_status();

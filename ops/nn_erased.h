@@ -249,14 +249,7 @@ static int th__nn_param(const char *fn, const char *name, const th_tensor *t, th
     if (!th_device_is_host(t->storage->device))
         return th__fail(TH_ERR_DEVICE, fn, "%s is on device type %d, which the host cannot touch", name,
                         (int)t->storage->device.type);
-    bool same = t->ndim == nnorm;
-    for (int d = 0; same && d < nnorm; d++) same = t->sizes[d] == nsizes[d];
-    if (!same) {
-        char a[160], b[160];
-        th__shape_string(t->ndim, t->sizes, a, sizeof a);
-        th__shape_string(nnorm, nsizes, b, sizeof b);
-        return th__fail(TH_ERR_SHAPE, fn, "%s has shape %s; the normalized shape is %s", name, a, b);
-    }
+    if (th__check_shape(fn, t, name, nnorm, nsizes, "the normalized shape is")) return th_last_status();
     if (th__check_fits(fn, t)) return th_last_status();
     *keep = th__convert_new(fn, dt == TH_F64 ? TH_F64 : TH_F32, t);
     return *keep ? TH_OK : th_last_status();
@@ -309,14 +302,14 @@ TH__MAYBE_UNUSED static th_tensor *th__nn_run(const char *fn, th__nn_op op, th_t
 
     th_tensor *w = NULL, *b = NULL, *xin = NULL, *y = result, *tmp = NULL;
     th__nn_plan *p = NULL;
-    int status = TH_OK;
+    bool ok = false; /* set once every step went well */
     if (norm && (th__nn_param(fn, "weight", weight, x->dtype, nnorm, nsizes, &w) ||
                  th__nn_param(fn, "bias", bias, x->dtype, nnorm, nsizes, &b)))
-        goto fail;
+        goto done;
     /* x as the rows read it: a copy where it overlaps out otherwise than exactly, or where the norm's dims do
      * not merge into one stride; out through a contiguous temporary where they do not merge there. */
     xin = th__unalias(fn, result, x);
-    if (!xin) goto fail;
+    if (!xin) goto done;
     int64_t xs = 0, ys = 0;
     if (rowdims == 0)
         xs = ys = 0;
@@ -325,14 +318,14 @@ TH__MAYBE_UNUSED static th_tensor *th__nn_run(const char *fn, th__nn_op op, th_t
     else {
         if (!th__nn_merges(xin, first, &xs)) {
             th_tensor *c = th__convert_new(fn, x->dtype, xin);
-            if (!c) goto fail;
+            if (!c) goto done;
             th_tensor_release(xin);
             xin = c;
             th__nn_merges(xin, first, &xs);
         }
         if (!th__nn_merges(result, first, &ys)) {
             tmp = th__tensor_empty(fn, x->dtype, x->ndim, x->sizes);
-            if (!tmp) goto fail;
+            if (!tmp) goto done;
             y = tmp;
             th__nn_merges(y, first, &ys);
         }
@@ -340,7 +333,7 @@ TH__MAYBE_UNUSED static th_tensor *th__nn_run(const char *fn, th__nn_op op, th_t
     p = (th__nn_plan *)calloc(1, sizeof *p);
     if (!p) {
         th__fail(TH_ERR_NOMEM, fn, "out of memory");
-        goto fail;
+        goto done;
     }
     p->op = op;
     p->dtype = x->dtype;
@@ -367,19 +360,13 @@ TH__MAYBE_UNUSED static th_tensor *th__nn_run(const char *fn, th__nn_op op, th_t
     th__parallel_chunks(p->nrows, th__threads_for(numel), th__nn_rows, p);
     if (atomic_load(&p->failed)) {
         th__fail(TH_ERR_NOMEM, fn, "out of memory for a row of %lld elements", (long long)p->n);
-        goto fail;
+        goto done;
     }
-    if (tmp && th_tensor_copy(result, tmp)) goto fail;
-    goto done;
-fail:
-    status = th__failed_status(fn);
+    ok = true;
 done:
     free(p);
-    th_tensor_release(w);
-    th_tensor_release(b);
-    th_tensor_release(xin);
-    th_tensor_release(tmp);
-    return th__result_or_release(status, result);
+    TH__RELEASE(w, b, xin);
+    return th__op_end(fn, ok, result, tmp);
 }
 
 /* ---- group_norm and batch_norm (inference): per-channel work over (N, C, *) ----
@@ -509,22 +496,25 @@ TH__MAYBE_UNUSED static th_tensor *th__cn_run(const char *fn, bool group, th_ten
     th_dtype ct = f64 ? TH_F64 : TH_F32;
     th_tensor *w = NULL, *b = NULL, *m = NULL, *v = NULL, *xu = NULL, *xc = NULL, *tmp = NULL, *result = NULL, *y;
     th__cn_plan p;
-    int status = TH_OK;
+    bool ok = false; /* set once every step went well */
     if ((!group && (th__cn_param(fn, "running_mean", mean, true, c, ct, &m) ||
                     th__cn_param(fn, "running_var", var, true, c, ct, &v))) ||
         th__cn_param(fn, "weight", weight, false, c, ct, &w) || th__cn_param(fn, "bias", bias, false, c, ct, &b))
-        goto fail;
-    if (!(result = th__result(fn, out, x->dtype, x->ndim, x->sizes))) goto fail;
+        goto done;
+    if (!(result = th__result(fn, out, x->dtype, x->ndim, x->sizes))) goto done;
     int64_t numel = th__numel(x);
-    if (numel == 0) goto done;
-    if (!(xu = th__unalias(fn, result, x))) goto fail;
+    if (numel == 0) {
+        ok = true;
+        goto done;
+    }
+    if (!(xu = th__unalias(fn, result, x))) goto done;
     if (xu->dtype == ct && th_tensor_is_contiguous(xu))
         xc = th_tensor_retain(xu);
     else if (!(xc = th__convert_new(fn, ct, xu)))
-        goto fail;
+        goto done;
     y = result;
     if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, ct, x->ndim, x->sizes))) goto fail;
+        if (!(tmp = th__tensor_empty(fn, ct, x->ndim, x->sizes))) goto done;
         y = tmp;
     }
     p.f64 = f64;
@@ -541,19 +531,10 @@ TH__MAYBE_UNUSED static th_tensor *th__cn_run(const char *fn, bool group, th_ten
     p.eps = eps;
     int64_t units = group ? x->sizes[0] * num_groups : x->sizes[0] * c;
     th__parallel_chunks(units, th__threads_for(numel), th__cn_units, &p);
-    if (tmp && th_tensor_copy(result, tmp)) goto fail;
-    goto done;
-fail:
-    status = th__failed_status(fn);
+    ok = true;
 done:
-    th_tensor_release(w);
-    th_tensor_release(b);
-    th_tensor_release(m);
-    th_tensor_release(v);
-    th_tensor_release(xu);
-    th_tensor_release(xc);
-    th_tensor_release(tmp);
-    return th__result_or_release(status, result);
+    TH__RELEASE(w, b, m, v, xu, xc);
+    return th__op_end(fn, ok, result, tmp);
 }
 
 /* ---- glu, swiglu, geglu: x halved along a dim into a (first half) and b (second half) ----
@@ -638,15 +619,15 @@ TH__MAYBE_UNUSED static th_tensor *th__gate_run(const char *fn, th__gate_op op, 
     bool f64 = x->dtype == TH_F64;
     th_dtype ct = f64 ? TH_F64 : TH_F32;
     th_tensor *xu = NULL, *xc = NULL, *tmp = NULL, *y = result;
-    int status = TH_OK;
+    bool ok = false; /* set once every step went well */
     th__gate_plan p;
-    if (!(xu = th__unalias(fn, result, x))) goto fail;
+    if (!(xu = th__unalias(fn, result, x))) goto done;
     if (xu->dtype == ct && th_tensor_is_contiguous(xu))
         xc = th_tensor_retain(xu);
     else if (!(xc = th__convert_new(fn, ct, xu)))
-        goto fail;
+        goto done;
     if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, ct, x->ndim, rs))) goto fail;
+        if (!(tmp = th__tensor_empty(fn, ct, x->ndim, rs))) goto done;
         y = tmp;
     }
     p.op = op;
@@ -657,15 +638,10 @@ TH__MAYBE_UNUSED static th_tensor *th__gate_run(const char *fn, th__gate_op op, 
     p.x = th_tensor_data(xc);
     p.y = th_tensor_data(y);
     th__parallel_chunks(numel, th__threads_for(numel), th__gate_elems, &p);
-    if (tmp && th_tensor_copy(result, tmp)) goto fail;
-    goto done;
-fail:
-    status = th__failed_status(fn);
+    ok = true;
 done:
-    th_tensor_release(xu);
-    th_tensor_release(xc);
-    th_tensor_release(tmp);
-    return th__result_or_release(status, result);
+    TH__RELEASE(xu, xc);
+    return th__op_end(fn, ok, result, tmp);
 }
 
 /* ---- embedding: rows of weight picked by i64 indices of any shape ---- */
@@ -695,39 +671,42 @@ TH__MAYBE_UNUSED static th_tensor *th__embedding_run(const char *fn, th_tensor *
                NULL;
     int64_t num = weight->sizes[0], dim = weight->sizes[1], count = th__numel(indices);
     th_tensor *ic = NULL, *wc = NULL, *tmp = NULL, *result = NULL, *y;
-    int status = TH_OK;
+    bool ok = false; /* set once every step went well */
     /* the indices, contiguous, checked before anything is written */
     if (indices->dtype == TH_I64 && th_tensor_is_contiguous(indices))
         ic = th_tensor_retain((th_tensor *)indices);
     else if (!(ic = th__convert_new(fn, TH_I64, indices)))
-        goto fail;
+        goto done;
     const int64_t *ix = count ? (const int64_t *)th_tensor_data(ic) : NULL;
     for (int64_t i = 0; i < count; i++)
         if (ix[i] < 0 || ix[i] >= num) {
             th__fail(TH_ERR_RANGE, fn, "index %lld (element %lld of indices) is out of range for weight's %lld rows",
                      (long long)ix[i], (long long)i, (long long)num);
-            goto fail;
+            goto done;
         }
     int64_t rs[TH_MAX_DIMS];
     for (int d = 0; d < indices->ndim; d++) rs[d] = indices->sizes[d];
     rs[indices->ndim] = dim;
-    if (!(result = th__result(fn, out, weight->dtype, indices->ndim + 1, rs))) goto fail;
-    if (count == 0 || dim == 0) goto done;
+    if (!(result = th__result(fn, out, weight->dtype, indices->ndim + 1, rs))) goto done;
+    if (count == 0 || dim == 0) {
+        ok = true;
+        goto done;
+    }
     /* weight as contiguous rows (a copy where it overlaps out, or is not contiguous) */
     {
         th_tensor *wu = th__unalias(fn, result, weight);
-        if (!wu) goto fail;
+        if (!wu) goto done;
         if (th_tensor_is_contiguous(wu))
             wc = wu;
         else {
             wc = th__convert_new(fn, weight->dtype, wu);
             th_tensor_release(wu);
-            if (!wc) goto fail;
+            if (!wc) goto done;
         }
     }
     y = result;
     if (!th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, weight->dtype, indices->ndim + 1, rs))) goto fail;
+        if (!(tmp = th__tensor_empty(fn, weight->dtype, indices->ndim + 1, rs))) goto done;
         y = tmp;
     }
     {
@@ -736,15 +715,10 @@ TH__MAYBE_UNUSED static th_tensor *th__embedding_run(const char *fn, th_tensor *
         char *yd = (char *)th_tensor_data(y);
         for (int64_t i = 0; i < count; i++) memcpy(yd + (size_t)i * row, w + (size_t)ix[i] * row, row);
     }
-    if (tmp && th_tensor_copy(result, tmp)) goto fail;
-    goto done;
-fail:
-    status = th__failed_status(fn);
+    ok = true;
 done:
-    th_tensor_release(ic);
-    th_tensor_release(wc);
-    th_tensor_release(tmp);
-    return th__result_or_release(status, result);
+    TH__RELEASE(ic, wc);
+    return th__op_end(fn, ok, result, tmp);
 }
 
 /* ---- rope: rotary position embedding ---- */
@@ -813,9 +787,7 @@ TH__MAYBE_UNUSED static th_tensor *th__rope_run(const char *fn, th_tensor *out, 
     th__shape_string(x->ndim, x->sizes, a, sizeof a);
     th__shape_string(cos_t->ndim, cos_t->sizes, b, sizeof b);
     if (x->ndim < 1) return th__fail(TH_ERR_SHAPE, fn, "x is 0-d; rope rotates pairs along its last dim"), NULL;
-    bool same = cos_t->ndim == sin_t->ndim;
-    for (int k = 0; same && k < cos_t->ndim; k++) same = cos_t->sizes[k] == sin_t->sizes[k];
-    if (!same) {
+    if (!th__shape_equal(cos_t->ndim, cos_t->sizes, sin_t->ndim, sin_t->sizes)) {
         char c[160];
         th__shape_string(sin_t->ndim, sin_t->sizes, c, sizeof c);
         return th__fail(TH_ERR_SHAPE, fn, "cosines have shape %s and sines %s; they must be the same", b, c), NULL;
@@ -853,15 +825,15 @@ TH__MAYBE_UNUSED static th_tensor *th__rope_run(const char *fn, th_tensor *out, 
     bool f64 = x->dtype == TH_F64;
     th_dtype ct = f64 ? TH_F64 : TH_F32;
     th_tensor *xu = NULL, *xc = NULL, *cc = NULL, *sc = NULL, *tmp = NULL, *y = result;
-    int status = TH_OK;
-    if (!(xu = th__unalias(fn, result, x))) goto fail;
+    bool ok = false; /* set once every step went well */
+    if (!(xu = th__unalias(fn, result, x))) goto done;
     if (xu->dtype == ct && th_tensor_is_contiguous(xu))
         xc = th_tensor_retain(xu);
     else if (!(xc = th__convert_new(fn, ct, xu)))
-        goto fail;
-    if (!(cc = th__convert_new(fn, ct, cos_t)) || !(sc = th__convert_new(fn, ct, sin_t))) goto fail;
+        goto done;
+    if (!(cc = th__convert_new(fn, ct, cos_t)) || !(sc = th__convert_new(fn, ct, sin_t))) goto done;
     if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, ct, x->ndim, x->sizes))) goto fail;
+        if (!(tmp = th__tensor_empty(fn, ct, x->ndim, x->sizes))) goto done;
         y = tmp;
     }
     p.f64 = f64;
@@ -871,17 +843,10 @@ TH__MAYBE_UNUSED static th_tensor *th__rope_run(const char *fn, th_tensor *out, 
     p.s = th_tensor_data(sc);
     p.y = th_tensor_data(y);
     if (d > 0) th__parallel_chunks(numel / d, th__threads_for(numel), th__rope_rows, &p);
-    if (tmp && th_tensor_copy(result, tmp)) goto fail;
-    goto done;
-fail:
-    status = th__failed_status(fn);
+    ok = true;
 done:
-    th_tensor_release(xu);
-    th_tensor_release(xc);
-    th_tensor_release(cc);
-    th_tensor_release(sc);
-    th_tensor_release(tmp);
-    return th__result_or_release(status, result);
+    TH__RELEASE(xu, xc, cc, sc);
+    return th__op_end(fn, ok, result, tmp);
 }
 
 /* ---- nll_loss and cross_entropy (class-index targets) ---- */
@@ -1056,10 +1021,7 @@ fail:
     status = th__failed_status(fn);
 done:
     free(buf);
-    th_tensor_release(tc);
-    th_tensor_release(xc);
-    th_tensor_release(wc);
-    th_tensor_release(tmp);
+    TH__RELEASE(tc, xc, wc, tmp);
     return th__result_or_release(status, result);
 }
 

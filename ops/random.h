@@ -164,14 +164,8 @@ TH_API th_i64_tensor *TH_NAME(multinomial)(const TH_NAME(tensor) *probs, int64_t
         th__fail(TH_ERR_SHAPE, fn, "probs has shape %s; it must be 1-d or 2-d with at least one category", shape);
         return NULL;
     }
-    th_tensor *c = th__contiguous(fn, (th_tensor *)t);
+    th_tensor *c = th__contiguous_on_host(fn, (th_tensor *)t, "probs", "read");
     if (!c) return NULL;
-    if (!th_device_is_host(c->storage->device)) {
-        th_tensor_release(c);
-        th__fail(TH_ERR_DEVICE, fn, "probs is on device type %d, which the host cannot read",
-                 (int)t->storage->device.type);
-        return NULL;
-    }
     int64_t n = th__numel(c);
     double *p = (double *)malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
     if (!p) {

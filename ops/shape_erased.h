@@ -24,20 +24,11 @@ TH__MAYBE_UNUSED static int th__shape_check_input(const char *fn, const th_tenso
     return th__check_fits(fn, t);
 }
 
-TH__MAYBE_UNUSED static bool th__shape_overlap(const th_tensor *a, const th_tensor *b)
-{
-    if (a->storage != b->storage || th__numel(a) == 0 || th__numel(b) == 0) return false;
-    uintptr_t alo, ahi, blo, bhi;
-    th__byte_range(a, &alo, &ahi);
-    th__byte_range(b, &blo, &bhi);
-    return alo < bhi && blo < ahi;
-}
-
 /* in, for an op that writes out while reading elements of in other than the one it writes: in itself
  * (retained) when they share no byte, else a copy. Unlike th__unalias, in == out is copied too. */
 TH__MAYBE_UNUSED static th_tensor *th__shape_unalias(const char *fn, const th_tensor *out, const th_tensor *in)
 {
-    if (out && th__shape_overlap(out, in)) return th__convert_new(fn, in->dtype, in);
+    if (out && th__bytes_overlap(out, in)) return th__convert_new(fn, in->dtype, in);
     return th_tensor_retain((th_tensor *)in);
 }
 
@@ -71,7 +62,7 @@ TH__MAYBE_UNUSED static int th__shape_place(const char *fn, th_tensor *result, b
     th_tensor **copies = NULL;
     if (from_out) {
         bool any = false;
-        for (int i = 0; !any && i < n; i++) any = th__shape_overlap(result, at(array, i));
+        for (int i = 0; !any && i < n; i++) any = th__bytes_overlap(result, at(array, i));
         if (any) {
             copies = (th_tensor **)calloc((size_t)n, sizeof *copies);
             if (!copies) return th__fail(TH_ERR_NOMEM, fn, "out of memory for %d input copies", n);
@@ -191,9 +182,7 @@ TH__MAYBE_UNUSED static th_tensor *th__stack(const char *fn, th_tensor *out, int
     if (th__wrap_dim(fn, dim, r->ndim + 1, &d)) return NULL;
     for (int i = 1; i < n; i++) {
         const th_tensor *t = at(array, i);
-        bool same = t->ndim == r->ndim;
-        for (int k = 0; same && k < r->ndim; k++) same = t->sizes[k] == r->sizes[k];
-        if (!same) {
+        if (!th__shape_equal(t->ndim, t->sizes, r->ndim, r->sizes)) {
             char a[160], b[160];
             th__shape_string(t->ndim, t->sizes, a, sizeof a);
             th__shape_string(r->ndim, r->sizes, b, sizeof b);
@@ -261,12 +250,7 @@ TH__MAYBE_UNUSED static th_tensor *th__flip(const char *fn, th_tensor *out, cons
     int64_t offset = t->offset;
     for (int i = 0; i < ndims; i++) {
         int d = 0;
-        if (th__wrap_dim(fn, dims[i], t->ndim, &d)) return NULL;
-        if (seen[d]) {
-            th__fail(TH_ERR_INVALID, fn, "dim %d appears twice in dims", d);
-            return NULL;
-        }
-        seen[d] = true;
+        if (th__wrap_dim_once(fn, dims[i], t->ndim, seen, "dims", &d)) return NULL;
         if (t->ndim == 0 || t->sizes[d] <= 1) continue;
         offset += (t->sizes[d] - 1) * t->strides[d];
         strides[d] = -t->strides[d];
@@ -277,11 +261,7 @@ TH__MAYBE_UNUSED static th_tensor *th__flip(const char *fn, th_tensor *out, cons
     th_tensor *flipped = th__view_of(fn, t, offset, t->ndim, t->sizes, strides);
     int status = flipped ? th__copy(fn, result, flipped) : th_last_status(); /* th__copy unaliases */
     th_tensor_release(flipped);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* dst[i + s mod n] = src[i] along dim d (dst and src of one shape, disjoint). */
@@ -293,10 +273,7 @@ TH__MAYBE_UNUSED static int th__roll_dim(const char *fn, th_tensor *dst, const t
     int status = a && b && c && e ? TH_OK : th_last_status();
     if (!status) status = th__copy(fn, a, b);
     if (!status) status = th__copy(fn, c, e);
-    th_tensor_release(a);
-    th_tensor_release(b);
-    th_tensor_release(c);
-    th_tensor_release(e);
+    TH__RELEASE(a, b, c, e);
     return status;
 }
 
@@ -328,16 +305,10 @@ TH__MAYBE_UNUSED static th_tensor *th__roll(const char *fn, th_tensor *out, cons
         th_tensor *src1 = th__reshape(fn, src, 1, &numel);
         status = dst1 && src1 ? th__roll_dim(fn, dst1, src1, 0, th__roll_amount(shift, numel)) : th_last_status();
         if (!status && !direct) status = th__copy(fn, result, flat_dst);
-        th_tensor_release(src1);
-        th_tensor_release(dst1);
-        th_tensor_release(flat_dst);
+        TH__RELEASE(src1, dst1, flat_dst);
     }
     th_tensor_release(src);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 /* dst (sizes src[d] * reps[d]) gets src tiled reps[d] times along each dim. Each dim that is both repeated and
@@ -415,11 +386,7 @@ TH__MAYBE_UNUSED static th_tensor *th__repeat(const char *fn, th_tensor *out, co
     int status = padded_src ? th__repeat_into(fn, result, padded_src, repeats) : th_last_status();
     th_tensor_release(padded_src);
     th_tensor_release(src);
-    if (status) {
-        th_tensor_release(result);
-        return NULL;
-    }
-    return result;
+    return th__result_or_release(status, result);
 }
 
 #endif

@@ -284,14 +284,9 @@ TH_API TH_NAME(tensor) *TH_NAME(unique)(const TH_NAME(tensor) *t, bool sorted, t
     if (counts) *counts = NULL;
     if (TH__WRONG_DTYPE(t)) return NULL;
     TH__NEED(t, fn);
-    th_tensor *c = th__contiguous(fn, TH__B(t)); /* row-major order, whatever t's strides */
+    /* row-major order, whatever t's strides */
+    th_tensor *c = th__contiguous_on_host(fn, TH__B(t), "the tensor", "touch");
     if (!c) return NULL;
-    if (!th_device_is_host(c->storage->device)) {
-        th_tensor_release(c);
-        th__fail(TH_ERR_DEVICE, fn, "the tensor is on device type %d, which the host cannot touch",
-                 (int)c->storage->device.type);
-        return NULL;
-    }
     const int64_t n = th__numel(c), es = (int64_t)sizeof(real);
     const char *src = (const char *)th_tensor_data(c);
     /* items, then the group of each sorted item, then each group's place in the result */

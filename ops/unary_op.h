@@ -24,30 +24,7 @@
 #ifndef TH_NAME
 #error "ops/unary_op.h is stamped per dtype through tensor_generic.h; include tensor.h instead"
 #endif
-#ifdef TH_OP_BOOL_RESULT
-#define TH__RES th_bool_tensor
-#define TH__RES_ELEM bool
-#define TH__RES_DT TH_BOOL
-#define TH__RES_STORE(x) (x)
-#elif defined(TH_OP_REAL_RESULT) && defined(TH_REAL_IS_C64)
-#define TH__RES th_f32_tensor
-#define TH__RES_ELEM float
-#define TH__RES_DT TH_F32
-#define TH__RES_STORE(x) (x)
-#elif defined(TH_OP_REAL_RESULT) && defined(TH_REAL_IS_C128)
-#define TH__RES th_f64_tensor
-#define TH__RES_ELEM double
-#define TH__RES_DT TH_F64
-#define TH__RES_STORE(x) (x)
-#else
-#define TH__RES TH_NAME(tensor)
-#define TH__RES_ELEM real
-#define TH__RES_DT TH_DT_ENUM
-#define TH__RES_STORE(x) TH_PRIVATE(from_ct)(x)
-#endif
-#if defined(TH_OP_BOOL_RESULT) || defined(TH_OP_REAL_RESULT)
-#define TH__NO_INPLACE
-#endif
+#include "op_result.h" /* TH__RES, TH__RES_ELEM, TH__RES_DT, TH__RES_STORE, TH__NO_INPLACE */
 #ifdef TH_OP_NPARAMS
 #if !defined(TH_OP_PARAMS) || !defined(TH_OP_PARAM_VALUES)
 #error "ops/unary_op.h: an op with TH_OP_NPARAMS declares them (TH_OP_PARAMS) and names them (TH_OP_PARAM_VALUES)"
@@ -163,16 +140,7 @@ TH_API int TH__OP_NAME(_inplace)(TH_NAME(tensor) *a TH__PARAMS_DECL)
 
 #endif /* definitions */
 
-#undef TH__RES
-#undef TH__RES_ELEM
-#undef TH__RES_DT
-#undef TH__RES_STORE
-#undef TH_OP
-#undef TH_OP_BOOL_RESULT
-#undef TH_OP_REAL_RESULT
-#undef TH__NO_INPLACE
-#undef TH_OP_ROW_F32
-#undef TH_OP_ROW_F64
+#include "op_result_end.h"
 #undef TH_OP_NPARAMS
 #undef TH_OP_PARAMS
 #undef TH_OP_PARAM_VALUES

@@ -782,17 +782,31 @@ static int mc_check_name(const char *fn, const char *name, char *copy, size_t *l
     return 0;
 }
 
+/* The client set up once, its lock taken (the caller unlocks) and the books owned by this process. */
+static void mc_lock(void)
+{
+    pthread_once(&mc_once, mc_init_once);
+    pthread_mutex_lock(&mc.mu);
+    mc_own();
+}
+
+/* The start of a request about name: the name checked (mc_check_name), then mc_lock. Nothing is locked on
+ * error. */
+static int mc_begin(const char *fn, const char *name, char *copy, size_t *len)
+{
+    int rc = mc_check_name(fn, name, copy, len);
+    if (!rc) mc_lock();
+    return rc;
+}
+
 int th__shm_manager_register(const char *name)
 {
     static const char fn[] = "th__shm_manager_register";
     char copy[TH__SHM_NAME_MAX + 1];
     size_t len;
-    int rc = mc_check_name(fn, name, copy, &len);
-    name = copy;
+    int rc = mc_begin(fn, name, copy, &len);
     if (rc) return rc;
-    pthread_once(&mc_once, mc_init_once);
-    pthread_mutex_lock(&mc.mu);
-    mc_own();
+    name = copy;
     uint64_t hash = th__shm_name_hash(name, len);
     bool added = false;
     if (!mc_find(name, len, hash)) {
@@ -832,12 +846,9 @@ static int mc_let_go(const char *fn, const char *name, uint32_t type)
 {
     char copy[TH__SHM_NAME_MAX + 1];
     size_t len;
-    int rc = mc_check_name(fn, name, copy, &len);
-    name = copy;
+    int rc = mc_begin(fn, name, copy, &len);
     if (rc) return rc;
-    pthread_once(&mc_once, mc_init_once);
-    pthread_mutex_lock(&mc.mu);
-    mc_own();
+    name = copy;
     mc_name **link = mc_find(name, len, th__shm_name_hash(name, len));
     if (!link) {
         pthread_mutex_unlock(&mc.mu);
@@ -870,9 +881,7 @@ int th__shm_manager_release(const char *name)
 
 int th__shm_manager_pid(void)
 {
-    pthread_once(&mc_once, mc_init_once);
-    pthread_mutex_lock(&mc.mu);
-    mc_own();
+    mc_lock();
     int pid = mc.fd >= 0 ? (int)mc.manager_pid : 0;
     pthread_mutex_unlock(&mc.mu);
     return pid;
