@@ -834,8 +834,8 @@ TH__MAYBE_UNUSED static th_tensor *th__cross(const char *fn, const th__prod_ops 
     if (!r) return NULL;
     /* an operand sharing memory with the result is copied first, even the result itself: a component written is
      * read again for the next */
-    th_tensor *ua = th__mm_overlaps(r, a) ? th__convert_new(fn, a->dtype, a) : th_tensor_retain((th_tensor *)a);
-    th_tensor *ub = !ua ? NULL : th__mm_overlaps(r, b) ? th__convert_new(fn, b->dtype, b)
+    th_tensor *ua = th__bytes_overlap(r, a) ? th__convert_new(fn, a->dtype, a) : th_tensor_retain((th_tensor *)a);
+    th_tensor *ub = !ua ? NULL : th__bytes_overlap(r, b) ? th__convert_new(fn, b->dtype, b)
                                                        : th_tensor_retain((th_tensor *)b);
     th_tensor *tmp = NULL;
     int status = ub ? TH_OK : th__failed_status(fn);
