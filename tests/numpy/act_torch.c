@@ -111,7 +111,9 @@ static th_tensor *load(const char *dir, const char *name, const char *part)
     return th_tensor_load_npy(path);
 }
 
-static void run_case(const char *dir, const char *line)
+static const char *dir;
+
+static void run_case(const char *line)
 {
     char name[128], opname[32], dtname[8];
     double p[2];
@@ -189,17 +191,8 @@ int main(int argc, char **argv)
     int rc = peer_start(argc, argv, "act_torch", "PyTorch");
     if (rc >= 0) return rc;
     test_begin();
-    char path[1024], line[1024];
-    snprintf(path, sizeof path, "%s/cases.txt", argv[1]);
-    FILE *index = fopen(path, "r");
-    CHECK(index != NULL);
-    int cases = 0;
-    while (index && fgets(line, sizeof line, index)) {
-        run_case(argv[1], line);
-        cases++;
-    }
-    if (index) fclose(index);
-    CHECK(cases == 48);
+    dir = argv[1];
+    CHECK(peer_each_case(dir, run_case) == 48);
     for (int op = 0; op < NOPS; op++) {
         printf("%-12s", ops[op]);
         for (int d = 0; d < NDT; d++) printf("  %s %6.3f ulp (%d)", dts[d], worst[op][d], counted[op][d]);

@@ -234,13 +234,7 @@ int main(int argc, char **argv)
     int rc = peer_start(argc, argv, "nn_layers_torch", "PyTorch");
     if (rc >= 0) return rc; /* 77: torch missing */
     test_begin();
-    char path[4096];
-    snprintf(path, sizeof path, "%s/cases.txt", dir);
-    FILE *index = fopen(path, "r");
-    CHECK(index != NULL);
-    char line[1024];
-    while (index && fgets(line, sizeof line, index)) one_case(line);
-    if (index) fclose(index);
+    peer_each_case(dir, one_case);
     printf("nn_layers_torch: %d cases against torch float64; worst error in ulps of the result's dtype:\n", cases);
     for (int op = 0; op < NOPS; op++) {
         printf("  %-19s", ops[op]);

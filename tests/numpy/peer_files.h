@@ -83,4 +83,18 @@ static inline th_tensor *peer_contiguous(const th_tensor *t)
     return c;
 }
 
+/* one_case(line) for each line of DIR/cases.txt (the cases the peer's script wrote); a missing file fails a
+ * check. Returns how many lines there were. */
+static inline int peer_each_case(const char *dir, void (*one_case)(const char *line))
+{
+    char path[4096], line[1024];
+    snprintf(path, sizeof path, "%s/cases.txt", dir);
+    FILE *index = fopen(path, "r");
+    CHECK(index != NULL);
+    int n = 0;
+    for (; index && fgets(line, sizeof line, index); n++) one_case(line);
+    if (index) fclose(index);
+    return n;
+}
+
 #endif
