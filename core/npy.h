@@ -277,9 +277,9 @@ static int th__npy_parse(const char *fn, const char *where, const unsigned char 
     int64_t numel = 1, span = (int64_t)th__dtype_traits[h->dtype].size;
     for (int d = 0; d < h->ndim; d++)
         if (__builtin_mul_overflow(span, h->sizes[d] ? h->sizes[d] : 1, &span)) span = -1;
-    for (int d = 0; d < h->ndim; d++) numel *= h->sizes[d];
     if (span < 0)
         return th__fail(TH_ERR_OVERFLOW, fn, "%s: header: the byte size of 'shape' overflows int64", where);
+    for (int d = 0; d < h->ndim; d++) numel *= h->sizes[d]; /* at most span: no overflow once span fits */
     h->nbytes = numel * (int64_t)th__dtype_traits[h->dtype].size;
     h->data_offset = prefix + hlen;
     if (h->nbytes > len - h->data_offset)

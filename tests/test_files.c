@@ -197,6 +197,9 @@ static void test_malformed(void)
          "is more than"},
         {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4294967296, 4294967296)}", TH_ERR_OVERFLOW,
          "overflows int64"},
+        /* the element count alone overflows too (fuzz_npy_header's find: it was multiplied before the check) */
+        {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296)}", TH_ERR_OVERFLOW,
+         "overflows int64"},
         {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (5,)}", TH_ERR_INVALID,
          "truncated: the shape needs 20 bytes of data, the file has 12"},
         {1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,)} x", TH_ERR_INVALID, "bytes after the dict"},
