@@ -35,21 +35,10 @@ TH_API TH_NAME(tensor) *TH_NAME(tensordot_axes)(const TH_NAME(tensor) *a, const 
                                                 const int *dims_a, const int *dims_b);
 TH_API int TH_NAME(tensordot_axes_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, const TH_NAME(tensor) *b,
                                        int n, const int *dims_a, const int *dims_b);
-/* numpy.inner: the last dims of a and b contracted (shape a.shape[:-1] + b.shape[:-1]); a 0-d operand multiplies. */
-TH_API TH_NAME(tensor) *TH_NAME(inner)(const TH_NAME(tensor) *a, const TH_NAME(tensor) *b);
-TH_API int TH_NAME(inner_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, const TH_NAME(tensor) *b);
-/* conj(a) . b of two vectors of one size (numpy.vdot, torch.vdot; no conjugation for real dtypes), 0-d. */
-TH_API TH_NAME(tensor) *TH_NAME(vdot)(const TH_NAME(tensor) *a, const TH_NAME(tensor) *b);
-TH_API int TH_NAME(vdot_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, const TH_NAME(tensor) *b);
 /* The sum of a matrix's main diagonal (torch.trace; a rectangular one's leading square), 0-d, summed in the dtype
  * (numpy.trace(a, dtype=a.dtype)). */
 TH_API TH_NAME(tensor) *TH_NAME(trace)(const TH_NAME(tensor) *a);
 TH_API int TH_NAME(trace_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
-/* The Kronecker product (numpy.kron, torch.kron): the dims aligned at the right (the shorter operand's leading
- * sizes taken as 1), result size a_d * b_d, element [i * b_d + j] = a[i] * b[j] per dim; at most TH_MAX_DIMS / 2
- * dims. */
-TH_API TH_NAME(tensor) *TH_NAME(kron)(const TH_NAME(tensor) *a, const TH_NAME(tensor) *b);
-TH_API int TH_NAME(kron_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, const TH_NAME(tensor) *b);
 /* The cross product of 3-vectors along dim (torch.linalg.cross: dim of the broadcast shape of a and b, -1 the
  * last; both must have size 3 there). */
 TH_API TH_NAME(tensor) *TH_NAME(cross)(const TH_NAME(tensor) *a, const TH_NAME(tensor) *b, int dim);
@@ -137,45 +126,6 @@ TH_API int TH_NAME(tensordot_axes_out)(TH_NAME(tensor) *out, const TH_NAME(tenso
                                         TH__B(b), n, dims_a, dims_b));
 }
 
-TH_API TH_NAME(tensor) *TH_NAME(inner)(const TH_NAME(tensor) *a, const TH_NAME(tensor) *b)
-{
-    if (TH__WRONG_DTYPE(a) || TH__WRONG_DTYPE(b)) return NULL;
-    return TH__T(th__inner(TH__FN(inner), &TH_PRIVATE(pr_ops), NULL, TH__B(a), TH__B(b)));
-}
-
-TH_API int TH_NAME(inner_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, const TH_NAME(tensor) *b)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(a) || TH__WRONG_DTYPE(b)) return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(inner_out), "NULL out");
-    return th__out_status(th__inner(TH__FN(inner_out), &TH_PRIVATE(pr_ops), TH__B(out), TH__B(a), TH__B(b)));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(vdot)(const TH_NAME(tensor) *a, const TH_NAME(tensor) *b)
-{
-    if (TH__WRONG_DTYPE(a) || TH__WRONG_DTYPE(b)) return NULL;
-    return TH__T(th__vdot(TH__FN(vdot), &TH_PRIVATE(pr_ops), NULL, TH__B(a), TH__B(b)));
-}
-
-TH_API int TH_NAME(vdot_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, const TH_NAME(tensor) *b)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(a) || TH__WRONG_DTYPE(b)) return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(vdot_out), "NULL out");
-    return th__out_status(th__vdot(TH__FN(vdot_out), &TH_PRIVATE(pr_ops), TH__B(out), TH__B(a), TH__B(b)));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(kron)(const TH_NAME(tensor) *a, const TH_NAME(tensor) *b)
-{
-    if (TH__WRONG_DTYPE(a) || TH__WRONG_DTYPE(b)) return NULL;
-    return TH__T(th__kron(TH__FN(kron), &TH_PRIVATE(pr_ops), NULL, TH__B(a), TH__B(b)));
-}
-
-TH_API int TH_NAME(kron_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, const TH_NAME(tensor) *b)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(a) || TH__WRONG_DTYPE(b)) return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(kron_out), "NULL out");
-    return th__out_status(th__kron(TH__FN(kron_out), &TH_PRIVATE(pr_ops), TH__B(out), TH__B(a), TH__B(b)));
-}
-
 TH_API TH_NAME(tensor) *TH_NAME(trace)(const TH_NAME(tensor) *a)
 {
     if (TH__WRONG_DTYPE(a)) return NULL;
@@ -217,5 +167,19 @@ TH_API int TH_NAME(multi_dot_out)(TH_NAME(tensor) *out, int n, const TH_NAME(ten
 }
 
 #endif /* definitions */
+
+/* ---- the products of two tensors and nothing else: each stamps product_pair_op.h's front doors ---- */
+
+/* numpy.inner: the last dims of a and b contracted (shape a.shape[:-1] + b.shape[:-1]); a 0-d operand multiplies. */
+#define TH_OP inner
+#include "product_pair_op.h"
+/* conj(a) . b of two vectors of one size (numpy.vdot, torch.vdot; no conjugation for real dtypes), 0-d. */
+#define TH_OP vdot
+#include "product_pair_op.h"
+/* The Kronecker product (numpy.kron, torch.kron): the dims aligned at the right (the shorter operand's leading
+ * sizes taken as 1), result size a_d * b_d, element [i * b_d + j] = a[i] * b[j] per dim; at most TH_MAX_DIMS / 2
+ * dims. */
+#define TH_OP kron
+#include "product_pair_op.h"
 
 #endif /* !TH_REAL_IS_BOOL */

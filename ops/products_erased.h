@@ -697,6 +697,20 @@ TH__MAYBE_UNUSED static th_tensor *th__inner(const char *fn, const th__prod_ops 
     return th__tensordot(fn, ops, out, a, b, 1, &da, &db);
 }
 
+/* The contraction of n <= 2 operands whose every dim carries the one label 0, of size k, into a 0-d result (a
+ * matrix's diagonal summed, a dot of two vectors); owned (NULL or a tensor the caller made for in) is released
+ * after. */
+TH__MAYBE_UNUSED static th_tensor *th__es_sum_one_label(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
+                                                       const th_tensor *const *in, int64_t k, th_tensor *owned)
+{
+    int lab[2][TH_MAX_DIMS] = {{0}, {0}};
+    int64_t size[TH__ES_NL];
+    size[0] = k;
+    th_tensor *r = th__es_run(fn, ops, out, n, in, lab, 0, NULL, size);
+    th_tensor_release(owned);
+    return r;
+}
+
 /* The sum of the diagonal of a matrix, as a 0-d tensor. */
 TH__MAYBE_UNUSED static th_tensor *th__trace(const char *fn, const th__prod_ops *ops, th_tensor *out,
                                              const th_tensor *a)
@@ -712,13 +726,8 @@ TH__MAYBE_UNUSED static th_tensor *th__trace(const char *fn, const th__prod_ops 
     int64_t k = a->sizes[0] < a->sizes[1] ? a->sizes[0] : a->sizes[1], sizes[2] = {k, k};
     th_tensor *sq = th__tensor_make(fn, a->dtype, a->storage, a->offset, 2, sizes, a->strides);
     if (!sq) return NULL;
-    int lab[1][TH_MAX_DIMS] = {{0, 0}};
-    int64_t size[TH__ES_NL];
-    size[0] = k;
     const th_tensor *in[1] = {sq};
-    th_tensor *r = th__es_run(fn, ops, out, 1, in, lab, 0, NULL, size);
-    th_tensor_release(sq);
-    return r;
+    return th__es_sum_one_label(fn, ops, out, 1, in, k, sq);
 }
 
 /* conj(a) . b of two vectors of one size (a plain dot for real dtypes), as a 0-d tensor. */
@@ -745,12 +754,7 @@ TH__MAYBE_UNUSED static th_tensor *th__vdot(const char *fn, const th__prod_ops *
             for (double *p = (double *)th_tensor_data(ca); len-- > 0; p += 2) p[1] = -p[1];
         in[0] = ca;
     }
-    int lab[2][TH_MAX_DIMS] = {{0}, {0}};
-    int64_t size[TH__ES_NL];
-    size[0] = a->sizes[0];
-    th_tensor *r = th__es_run(fn, ops, out, 2, in, lab, 0, NULL, size);
-    th_tensor_release(ca);
-    return r;
+    return th__es_sum_one_label(fn, ops, out, 2, in, a->sizes[0], ca);
 }
 
 /* ---- kron, cross ---- */
