@@ -371,7 +371,7 @@ TH__MAYBE_UNUSED static th_tensor *th__es_run(const char *fn, const th__prod_ops
     if (status == TH_OK && m == 2) {
         status = th__es_contract(fn, ops, &x[0], &x[1], is_out, result, out_lab);
     } else if (status == TH_OK && x[0].t != result) { /* one operand: its labels are the output's, in some order */
-        int perm[TH_MAX_DIMS];
+        int perm[TH_MAX_DIMS] = {0}; /* nout of them set: the operand has the output's dims */
         for (int d = 0; d < nout; d++) perm[d] = th__es_dim_of(&x[0], out_lab[d]);
         th_tensor *p = th__es_permuted(fn, x[0].t, perm);
         status = p ? th__copy(fn, result, p) : th__failed_status(fn);
@@ -917,6 +917,10 @@ TH__MAYBE_UNUSED static th_tensor *th__multi_dot(const char *fn, const th__prod_
 TH__MAYBE_UNUSED static th_tensor *th__multi_dot_of(const char *fn, const th__prod_ops *ops, th_tensor *out, int n,
                                                     const th_tensor *const *in)
 {
+    if (n < 2) { /* the callers refuse it first; said again here for the allocations' sizes below */
+        th__fail(TH_ERR_INVALID, fn, "%d tensors; multi_dot takes at least 2", n);
+        return NULL;
+    }
     if (th__es_check_inputs(fn, ops->dtype, n, in)) return NULL;
     for (int i = 0; i < n; i++) {
         int want = (i == 0 || i == n - 1) && in[i]->ndim == 1 ? 1 : 2;
