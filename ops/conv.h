@@ -18,7 +18,7 @@
  * is (N, O, out...) or (O, out...) with out = (in + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1.
  * Errors: groups not dividing C or O, a weight whose second size is not C / groups, a bias not (O), a kernel
  * larger than the padded input (TH_ERR_SHAPE); a negative stride, padding, dilation or groups
- * (TH_ERR_INVALID). */
+ * (TH_ERR_INVALID), a nonzero output_padding (conv_transpose's only; TH_ERR_INVALID). */
 TH_API TH_NAME(tensor) *TH_NAME(conv1d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
                                         const TH_NAME(tensor) *bias, const th_conv_opts *opts);
 TH_API int TH_NAME(conv1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
