@@ -1,6 +1,8 @@
 /* bench/conv_bench.c: conv2d of (8, 64, 56, 56) f32 with a 64x64x3x3 kernel, padding 1 (ResNet-50's 3x3
  * layer), into an out: the library with CBLAS sgemm and with its built-in loop, and the sgemm alone on the
- * same matrices (8 products of 64x576 by 576x3136: the GEMM limit). Prints "key best_ms median_ms GFLOP/s".
+ * same matrices (8 products of 64x576 by 576x3136: the GEMM limit); and conv_transpose2d_out of a decoder
+ * layer, (8, 64, 32, 32) to (8, 32, 64, 64) with a 64x32x4x4 kernel, stride 2, padding 1 (GEMM + col2im).
+ * Prints "key best_ms median_ms GFLOP/s".
  * Built and run by bench/conv_run.sh. */
 #define _POSIX_C_SOURCE 200809L
 #define TH_IMPLEMENTATION
@@ -50,6 +52,27 @@ int main(void)
             t[r] = now_ms() - t0;
         }
         report(blas && th_linalg_blas() ? "conv2d_out (sgemm)" : "conv2d_out (built-in)", t, reps, flop);
+    }
+    {
+        const int64_t TC = 64, TO = 32, TH = 32, TK = 4;
+        double tflop = 2.0 * N * TC * TO * TK * TK * TH * TH;
+        th_f32_tensor *tx = th_f32_uniform(4, (int64_t[]){N, TC, TH, TH}, 0, 1, NULL);
+        th_f32_tensor *tw = th_f32_uniform(4, (int64_t[]){TC, TO, TK, TK}, 0, 1, NULL);
+        th_f32_tensor *ty = th_f32_empty(4, (int64_t[]){N, TO, 2 * TH, 2 * TH});
+        th_conv_opts to = {.stride = {2, 2}, .padding = {1, 1}};
+        th_linalg_set_blas(true);
+        for (int r = 0; r < 11; r++) {
+            double t0 = now_ms();
+            if (th_f32_conv_transpose2d_out(ty, tx, tw, NULL, &to)) {
+                fprintf(stderr, "%s\n", th_last_error());
+                return 1;
+            }
+            t[r] = now_ms() - t0;
+        }
+        report("conv_transpose2d_out", t, 11, tflop);
+        th_f32_release(tx);
+        th_f32_release(tw);
+        th_f32_release(ty);
     }
 #ifdef TH_USE_CBLAS
     float *a = calloc((size_t)(O * C * K * K), sizeof(float)), *b = calloc((size_t)(C * K * K * H * W), sizeof(float));

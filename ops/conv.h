@@ -1,4 +1,5 @@
-/* ops/conv.h: convolution, pooling and padding: conv1d, conv2d, conv3d, max_pool2d, avg_pool2d,
+/* ops/conv.h: convolution, pooling and padding: conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
+ * im2col (unfold), col2im (fold), max_pool2d, avg_pool2d,
  * adaptive_avg_pool2d, adaptive_max_pool2d, pad. Stamped per dtype
  * through tensor_generic.h for the floating dtypes (f16 and bf16 compute in float); the front doors only check
  * the dtypes, the work is done once for every dtype in ops/conv_erased.h. docs/nn.md. */
@@ -17,7 +18,7 @@
  * is (N, O, out...) or (O, out...) with out = (in + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1.
  * Errors: groups not dividing C or O, a weight whose second size is not C / groups, a bias not (O), a kernel
  * larger than the padded input (TH_ERR_SHAPE); a negative stride, padding, dilation or groups
- * (TH_ERR_INVALID). */
+ * (TH_ERR_INVALID), a nonzero output_padding (conv_transpose's only; TH_ERR_INVALID). */
 TH_API TH_NAME(tensor) *TH_NAME(conv1d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
                                         const TH_NAME(tensor) *bias, const th_conv_opts *opts);
 TH_API int TH_NAME(conv1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
@@ -30,6 +31,41 @@ TH_API TH_NAME(tensor) *TH_NAME(conv3d)(const TH_NAME(tensor) *input, const TH_N
                                         const TH_NAME(tensor) *bias, const th_conv_opts *opts);
 TH_API int TH_NAME(conv3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
                                const TH_NAME(tensor) *bias, const th_conv_opts *opts);
+
+/* torch.nn.functional.conv_transpose1d/conv_transpose2d: input (N, C, spatial...) or (C, spatial...), weight
+ * (C, O / groups, kernel...), bias NULL or (O); opts NULL or a th_conv_opts (zero: the default), whose
+ * output_padding adds to one side of each output dim. The result is (N, O, out...) or (O, out...) with out =
+ * (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1. Errors: a weight whose first
+ * size is not C, groups not dividing C, a bias not (O), an output size below 1 (TH_ERR_SHAPE); a negative
+ * option, an output_padding not smaller than its dim's stride or dilation (TH_ERR_INVALID). */
+TH_API TH_NAME(tensor) *TH_NAME(conv_transpose1d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                                                  const TH_NAME(tensor) *bias, const th_conv_opts *opts);
+TH_API int TH_NAME(conv_transpose1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
+                                         const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias,
+                                         const th_conv_opts *opts);
+TH_API TH_NAME(tensor) *TH_NAME(conv_transpose2d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                                                  const TH_NAME(tensor) *bias, const th_conv_opts *opts);
+TH_API int TH_NAME(conv_transpose2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
+                                         const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias,
+                                         const th_conv_opts *opts);
+
+/* im2col: torch.nn.functional.unfold (named so beside the view th_<sfx>_unfold, which is Tensor.unfold):
+ * input (N, C, H, W) or (C, H, W), kernel[2] >= 1, opts NULL or a th_conv_opts (stride, padding, dilation;
+ * groups 0 or 1; no output_padding). The result is (N, C * kh * kw, L) or (C * kh * kw, L): row
+ * c * kh * kw + i * kw + j holds element (i, j) of the kernel window of channel c at each of the L = out_h *
+ * out_w block positions (conv2d's output sizes), zero in the padding.
+ * col2im: torch.nn.functional.fold, im2col's adjoint: input (N, C * kh * kw, L) or (C * kh * kw, L) summed
+ * into (N, C, output_size[0], output_size[1]) or (C, ...) where the blocks overlap; L must be the number of
+ * blocks output_size has. Errors: NULL kernel or output_size, output_size < 1, groups other than 1, an
+ * output_padding (TH_ERR_INVALID), a kernel below 1 or larger than the padded input, col2im's rows not a
+ * multiple of kh * kw, a wrong L (TH_ERR_SHAPE). */
+TH_API TH_NAME(tensor) *TH_NAME(im2col)(const TH_NAME(tensor) *input, const int64_t *kernel, const th_conv_opts *opts);
+TH_API int TH_NAME(im2col_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
+                               const th_conv_opts *opts);
+TH_API TH_NAME(tensor) *TH_NAME(col2im)(const TH_NAME(tensor) *input, const int64_t *output_size, const int64_t *kernel,
+                                      const th_conv_opts *opts);
+TH_API int TH_NAME(col2im_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *output_size,
+                             const int64_t *kernel, const th_conv_opts *opts);
 
 /* torch.nn.functional.max_pool2d (ceil_mode false): input (N, C, H, W) or (C, H, W), kernel[2] >= 1, opts
  * NULL or a th_pool_opts (stride 0: the kernel; padding at most half the kernel; dilation). A NaN in a window
@@ -126,6 +162,71 @@ TH_API int TH_NAME(conv3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *inpu
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv3d_out), "NULL out");
     return th__out_status(
         th__conv_run(TH__FN(conv3d_out), 3, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(conv_transpose1d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                                                  const TH_NAME(tensor) *bias, const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias)) return NULL;
+    return TH__T(th__convt_run(TH__FN(conv_transpose1d), 1, NULL, TH__B(input), TH__B(weight), TH__B(bias), opts));
+}
+
+TH_API int TH_NAME(conv_transpose1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
+                                         const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias,
+                                         const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv_transpose1d_out), "NULL out");
+    return th__out_status(
+        th__convt_run(TH__FN(conv_transpose1d_out), 1, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(conv_transpose2d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
+                                                  const TH_NAME(tensor) *bias, const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias)) return NULL;
+    return TH__T(th__convt_run(TH__FN(conv_transpose2d), 2, NULL, TH__B(input), TH__B(weight), TH__B(bias), opts));
+}
+
+TH_API int TH_NAME(conv_transpose2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
+                                         const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias,
+                                         const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv_transpose2d_out), "NULL out");
+    return th__out_status(
+        th__convt_run(TH__FN(conv_transpose2d_out), 2, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(im2col)(const TH_NAME(tensor) *input, const int64_t *kernel, const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__fold_run(TH__FN(im2col), false, NULL, TH__B(input), NULL, kernel, opts));
+}
+
+TH_API int TH_NAME(im2col_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
+                               const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(im2col_out), "NULL out");
+    return th__out_status(th__fold_run(TH__FN(im2col_out), false, TH__B(out), TH__B(input), NULL, kernel, opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(col2im)(const TH_NAME(tensor) *input, const int64_t *output_size, const int64_t *kernel,
+                                      const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__fold_run(TH__FN(col2im), true, NULL, TH__B(input), output_size, kernel, opts));
+}
+
+TH_API int TH_NAME(col2im_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *output_size,
+                             const int64_t *kernel, const th_conv_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(col2im_out), "NULL out");
+    return th__out_status(th__fold_run(TH__FN(col2im_out), true, TH__B(out), TH__B(input), output_size, kernel, opts));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(max_pool2d)(const TH_NAME(tensor) *input, const int64_t *kernel,

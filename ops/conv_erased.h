@@ -8,12 +8,15 @@
  * the implementation the definitions. docs/nn.md. */
 #ifndef TH__DEFINING
 
-/* The options of conv1d/2d/3d: index d of each array is spatial dim d (conv1d uses index 0, conv2d 0 and 1).
- * Zero means the default: stride 1, padding 0, dilation 1, groups 1; a NULL pointer means every default.
- * Negative values are errors. */
+/* The options of conv1d/2d/3d, conv_transpose1d/2d, im2col and col2im: index d of each array is spatial dim d
+ * (conv1d uses index 0, conv2d 0 and 1). Zero means the default: stride 1, padding 0, dilation 1, groups 1,
+ * output_padding 0; a NULL pointer means every default. Negative values are errors. output_padding (last, so
+ * that older initialisers keep their meaning) is conv_transpose's only: the other ops refuse a nonzero one, and
+ * im2col and col2im refuse groups other than 1. */
 typedef struct th_conv_opts {
     int64_t stride[3], padding[3], dilation[3];
     int64_t groups;
+    int64_t output_padding[3];
 } th_conv_opts;
 
 /* The options of the pooling functions, likewise: zero means the default (stride: the kernel's size; padding
@@ -124,24 +127,32 @@ static void th__conv_gemm(bool f64, int64_t m, int64_t n, int64_t k, const void 
     }
 }
 
-/* im2col of one group of one batch item: x is cg planes of g->inl elements, col gets cg * kl rows of outl. */
-#define TH__CONV_IM2COL(T)                                                                                          \
+/* im2col of one group of one batch item: x is cg planes of g->inl elements, col gets cg * kl rows of outl.
+ * back: col2im, its adjoint: each element of col is added to the element of x it was read from (the caller
+ * zeroes x; positions in the padding are dropped). */
+#define TH__CONV_COLS(T)                                                                                            \
     do {                                                                                                            \
-        const T *xs = (const T *)xp;                                                                                \
+        T *xs = (T *)(void *)xp;                                                                                    \
         T *cs = (T *)col;                                                                                           \
         for (int64_t c = 0; c < cg; c++)                                                                            \
             for (int64_t ka = 0; ka < g->k[0]; ka++)                                                                \
                 for (int64_t kb = 0; kb < g->k[1]; kb++)                                                            \
                     for (int64_t kc = 0; kc < g->k[2]; kc++) {                                                      \
-                        const T *plane = xs + c * g->inl;                                                           \
+                        T *plane = xs + c * g->inl;                                                                 \
                         for (int64_t oa = 0; oa < g->out[0]; oa++) {                                                \
                             int64_t ia = oa * g->s[0] - g->p[0] + ka * g->d[0];                                     \
                             for (int64_t ob = 0; ob < g->out[1]; ob++) {                                            \
                                 int64_t ib = ob * g->s[1] - g->p[1] + kb * g->d[1];                                 \
                                 bool rowin = ia >= 0 && ia < g->in[0] && ib >= 0 && ib < g->in[1];                  \
-                                const T *row = rowin ? plane + (ia * g->in[1] + ib) * g->in[2] : plane;             \
+                                T *row = rowin ? plane + (ia * g->in[1] + ib) * g->in[2] : plane;                   \
                                 int64_t off = kc * g->d[2] - g->p[2];                                               \
-                                if (!rowin) {                                                                       \
+                                if (back) {                                                                         \
+                                    for (int64_t oc = 0; rowin && oc < g->out[2]; oc++) {                           \
+                                        int64_t ic = oc * g->s[2] + off;                                            \
+                                        if (ic >= 0 && ic < g->in[2]) row[ic] += cs[oc];                            \
+                                    }                                                                               \
+                                    cs += g->out[2];                                                                \
+                                } else if (!rowin) {                                                                \
                                     for (int64_t oc = 0; oc < g->out[2]; oc++) *cs++ = 0;                           \
                                 } else if (g->s[2] == 1) { /* zeros, one copied run, zeros */                      \
                                     int64_t a0 = -off < 0 ? 0 : -off, a1 = g->in[2] - off;                          \
@@ -163,14 +174,15 @@ static void th__conv_gemm(bool f64, int64_t m, int64_t n, int64_t k, const void 
                     }                                                                                               \
     } while (0)
 
-static void th__conv_im2col(bool f64, const th__conv_geo *g, int64_t cg, const char *xp, void *col)
+/* x is only written when back (const cast away by the im2col callers). */
+static void th__conv_cols(bool f64, bool back, const th__conv_geo *g, int64_t cg, char *xp, void *col)
 {
     if (f64)
-        TH__CONV_IM2COL(double);
+        TH__CONV_COLS(double);
     else
-        TH__CONV_IM2COL(float);
+        TH__CONV_COLS(float);
 }
-#undef TH__CONV_IM2COL
+#undef TH__CONV_COLS
 
 /* The input's shape: batched (N, C, spatial...) or not (C, spatial...); sets g->n (1 unbatched), g->c, g->in. */
 static int th__conv_input(const char *fn, const char *what, int nsp, const th_tensor *x, th__conv_geo *g, bool *batched)
@@ -197,27 +209,128 @@ static int th__conv_host(const char *fn, const char *name, const th_tensor *t)
     return th__check_fits(fn, t);
 }
 
+/* stride, padding and dilation of nsp spatial dims from o (NULL: every default) into g. op NULL: a nonzero
+ * output_padding is refused (it is conv_transpose's only); else it gets output_padding, each less than its
+ * dim's stride or dilation (as PyTorch). */
+static int th__conv_geo_opts(const char *fn, const th_conv_opts *o, int nsp, th__conv_geo *g, int64_t *op)
+{
+    if (th__conv_opt(fn, o ? o->stride : NULL, nsp, 1, g->s, "stride", true) ||
+        th__conv_opt(fn, o ? o->padding : NULL, nsp, 0, g->p, "padding", false) ||
+        th__conv_opt(fn, o ? o->dilation : NULL, nsp, 1, g->d, "dilation", true))
+        return th_last_status();
+    for (int i = 0; i < nsp; i++) {
+        int64_t v = o ? o->output_padding[i] : 0, s = g->s[3 - nsp + i], d = g->d[3 - nsp + i];
+        if (!op && v != 0)
+            return th__fail(TH_ERR_INVALID, fn, "output_padding[%d] is %lld; only conv_transpose takes one (0)", i,
+                            (long long)v);
+        if (op && (v < 0 || (v >= s && v >= d)))
+            return th__fail(TH_ERR_INVALID, fn,
+                            "output_padding[%d] is %lld; it must be >= 0 and smaller than the stride (%lld) or the "
+                            "dilation (%lld)",
+                            i, (long long)v, (long long)s, (long long)d);
+        if (op) op[3 - nsp + i] = v;
+    }
+    return TH_OK;
+}
+
+/* The result of x's dtype (out, checked and retained, or a new tensor; NULL on error): (n, c, sp[0..nsp)),
+ * without n when not batched. */
+static th_tensor *th__conv_result(const char *fn, th_tensor *out, const th_tensor *x, bool batched, int64_t n,
+                                  int64_t c, int nsp, const int64_t *sp)
+{
+    int64_t rs[TH_MAX_DIMS];
+    int rn = 0;
+    if (batched) rs[rn++] = n;
+    rs[rn++] = c;
+    for (int i = 0; i < nsp; i++) rs[rn++] = sp[i];
+    return th__result(fn, out, x->dtype, rn, rs);
+}
+
+/* The start of a convolution's work once its result exists: each of the n operands in (NULL where absent) as
+ * a contiguous copy in the compute type (double for f64, else float), unaliased from result, into dense
+ * (NULL where absent; the caller releases them on every path); *y the tensor to write: result where it is
+ * contiguous in the compute type, else *tmp, new, which th__op_end copies back. 0 or the failed status. */
+static int th__conv_begin(const char *fn, th_tensor *result, int n, const th_tensor *const *in, th_tensor **dense,
+                          th_tensor **y, th_tensor **tmp)
+{
+    th_dtype ct = result->dtype == TH_F64 ? TH_F64 : TH_F32;
+    for (int i = 0; i < n; i++) dense[i] = NULL;
+    *y = result;
+    *tmp = NULL;
+    for (int i = 0; i < n; i++) {
+        if (!in[i]) continue;
+        th_tensor *u = th__unalias(fn, result, in[i]);
+        dense[i] = u ? th__conv_dense(fn, ct, u) : NULL;
+        th_tensor_release(u);
+        if (!dense[i]) return th__failed_status(fn);
+    }
+    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
+        if (!(*tmp = th__tensor_empty(fn, ct, result->ndim, result->sizes))) return th__failed_status(fn);
+        *y = *tmp;
+    }
+    return TH_OK;
+}
+
+/* A work buffer of rows x cols elements of es bytes, or NULL with TH_ERR_NOMEM naming what it is for. */
+static void *th__conv_buffer(const char *fn, const char *what, int64_t rows, int64_t cols, size_t es)
+{
+    void *p = NULL;
+    if ((uint64_t)rows <= SIZE_MAX / es / (uint64_t)(cols > 0 ? cols : 1))
+        p = malloc((size_t)rows * (size_t)(cols > 0 ? cols : 1) * es);
+    if (!p)
+        th__fail(TH_ERR_NOMEM, fn, "out of memory for the %s buffer of %lld x %lld elements", what, (long long)rows,
+                 (long long)cols);
+    return p;
+}
+
+/* y (n x o planes of len elements of the compute type) += bias[c] over each plane of channel c. */
+static void th__conv_add_bias(bool f64, int64_t n, int64_t o, int64_t len, const char *bd, char *yd)
+{
+    size_t es = f64 ? sizeof(double) : sizeof(float);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t c = 0; c < o; c++) {
+            char *yp = yd + (size_t)((i * o + c) * len) * es;
+            if (f64) {
+                double bv = ((const double *)(const void *)bd)[c];
+                for (int64_t e = 0; e < len; e++) ((double *)(void *)yp)[e] += bv;
+            } else {
+                float bv = ((const float *)(const void *)bd)[c];
+                for (int64_t e = 0; e < len; e++) ((float *)(void *)yp)[e] += bv;
+            }
+        }
+}
+
+/* The checks conv and conv_transpose share: x and w given and on the host as bias (NULL or a tensor), x's
+ * shape (into g's n, c and in, and *batched), w of nsp + 2 dims (wdims names them in the message), groups
+ * >= 0 (into g->g). 0 or the failed status. */
+static int th__conv_start(const char *fn, const char *what, int nsp, const th_tensor *x, const th_tensor *w,
+                          const th_tensor *bias, const th_conv_opts *o, const char *wdims, th__conv_geo *g, bool *batched)
+{
+    if (!x || !w) return th__fail(TH_ERR_INVALID, fn, "NULL %s", x ? "weight" : "input");
+    if (th__conv_host(fn, "input", x) || th__conv_host(fn, "weight", w) || (bias && th__conv_host(fn, "bias", bias)))
+        return th_last_status();
+    if (th__conv_input(fn, what, nsp, x, g, batched)) return th_last_status();
+    if (w->ndim != nsp + 2) {
+        char a[160];
+        th__shape_string(w->ndim, w->sizes, a, sizeof a);
+        return th__fail(TH_ERR_SHAPE, fn, "weight has shape %s (%d dims); %s takes %d (%s)", a, w->ndim, what, nsp + 2,
+                        wdims);
+    }
+    if (o && o->groups < 0) return th__fail(TH_ERR_INVALID, fn, "groups is %lld; it must be >= 0 (0: 1)", (long long)o->groups);
+    g->g = o && o->groups > 0 ? o->groups : 1;
+    return TH_OK;
+}
+
 /* conv1d/2d/3d (nsp spatial dims) of x with weight (O, C/groups, kernel...) and bias (NULL or O) into out
  * (NULL: a new tensor). Returns the result (out retained) or NULL. */
 TH__MAYBE_UNUSED static th_tensor *th__conv_run(const char *fn, int nsp, th_tensor *out, const th_tensor *x,
                                                 const th_tensor *w, const th_tensor *bias, const th_conv_opts *o)
 {
     static const char *names[4] = {"", "conv1d", "conv2d", "conv3d"};
-    if (!x || !w) return th__fail(TH_ERR_INVALID, fn, "NULL %s", x ? "weight" : "input"), NULL;
-    if (th__conv_host(fn, "input", x) || th__conv_host(fn, "weight", w) || (bias && th__conv_host(fn, "bias", bias)))
-        return NULL;
     th__conv_geo g;
     bool batched;
-    if (th__conv_input(fn, names[nsp], nsp, x, &g, &batched)) return NULL;
-    if (w->ndim != nsp + 2) {
-        char a[160];
-        th__shape_string(w->ndim, w->sizes, a, sizeof a);
-        return th__fail(TH_ERR_SHAPE, fn, "weight has shape %s (%d dims); %s takes %d (out channels, in channels / groups, kernel)",
-                        a, w->ndim, names[nsp], nsp + 2),
-               NULL;
-    }
-    if (o && o->groups < 0) return th__fail(TH_ERR_INVALID, fn, "groups is %lld; it must be >= 0 (0: 1)", (long long)o->groups), NULL;
-    g.g = o && o->groups > 0 ? o->groups : 1;
+    if (th__conv_start(fn, names[nsp], nsp, x, w, bias, o, "out channels, in channels / groups, kernel", &g, &batched))
+        return NULL;
     g.o = w->sizes[0];
     if (g.c % g.g || g.o % g.g)
         return th__fail(TH_ERR_SHAPE, fn, "groups %lld does not divide the %s's %lld channels", (long long)g.g,
@@ -235,47 +348,26 @@ TH__MAYBE_UNUSED static th_tensor *th__conv_run(const char *fn, int nsp, th_tens
                         (long long)g.o, (long long)g.o),
                NULL;
     }
-    if (th__conv_opt(fn, o ? o->stride : NULL, nsp, 1, g.s, "stride", true) ||
-        th__conv_opt(fn, o ? o->padding : NULL, nsp, 0, g.p, "padding", false) ||
-        th__conv_opt(fn, o ? o->dilation : NULL, nsp, 1, g.d, "dilation", true))
-        return NULL;
+    if (th__conv_geo_opts(fn, o, nsp, &g, NULL)) return NULL;
     for (int i = 0; i < 3; i++) g.k[i] = i < 3 - nsp ? 1 : w->sizes[2 + i - (3 - nsp)];
     if (th__conv_out_sizes(fn, nsp, &g)) return NULL;
 
-    int64_t rs[TH_MAX_DIMS];
-    int rn = 0;
-    if (batched) rs[rn++] = g.n;
-    rs[rn++] = g.o;
-    for (int i = 3 - nsp; i < 3; i++) rs[rn++] = g.out[i];
-    th_tensor *result = th__result(fn, out, x->dtype, rn, rs);
+    th_tensor *result = th__conv_result(fn, out, x, batched, g.n, g.o, nsp, g.out + 3 - nsp);
     if (!result) return NULL;
     if (th__numel(result) == 0) return result;
 
     bool f64 = x->dtype == TH_F64;
-    th_dtype ct = f64 ? TH_F64 : TH_F32;
     size_t es = f64 ? sizeof(double) : sizeof(float);
-    th_tensor *xu = NULL, *wu = NULL, *bu = NULL, *xc = NULL, *wc = NULL, *bc = NULL, *y = result, *tmp = NULL;
+    const th_tensor *ins[3] = {x, w, bias};
+    th_tensor *dense[3], *y, *tmp;
     void *col = NULL;
     bool ok = false; /* set once every step went well */
-    if (!(xu = th__unalias(fn, result, x)) || !(wu = th__unalias(fn, result, w)) ||
-        (bias && !(bu = th__unalias(fn, result, bias))))
-        goto done;
-    if (!(xc = th__conv_dense(fn, ct, xu)) || !(wc = th__conv_dense(fn, ct, wu)) || (bu && !(bc = th__conv_dense(fn, ct, bu))))
-        goto done;
-    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, ct, rn, rs))) goto done;
-        y = tmp;
-    }
+    if (th__conv_begin(fn, result, 3, ins, dense, &y, &tmp)) goto done;
+    th_tensor *xc = dense[0], *wc = dense[1], *bc = dense[2];
     int64_t cg = g.c / g.g, og = g.o / g.g, kk = cg * g.kl;
     bool direct = g.kl == 1 && g.outl == g.inl; /* a 1x1 kernel, stride 1, no padding: x is its own col */
     for (int i = 0; direct && i < 3; i++) direct = g.s[i] == 1 && g.p[i] == 0;
-    if (!direct && kk > 0) {
-        if ((uint64_t)kk > SIZE_MAX / es / (uint64_t)g.outl || !(col = malloc((size_t)kk * (size_t)g.outl * es))) {
-            th__fail(TH_ERR_NOMEM, fn, "out of memory for the im2col buffer of %lld x %lld elements", (long long)kk,
-                     (long long)g.outl);
-            goto done;
-        }
-    }
+    if (!direct && kk > 0 && !(col = th__conv_buffer(fn, "im2col", kk, g.outl, es))) goto done;
     const char *xd = (const char *)th_tensor_data(xc), *wd = (const char *)th_tensor_data(wc);
     char *yd = (char *)th_tensor_data(y);
     for (int64_t n = 0; n < g.n; n++)
@@ -289,29 +381,189 @@ TH__MAYBE_UNUSED static th_tensor *th__conv_run(const char *fn, int nsp, th_tens
             }
             const void *b = xp;
             if (!direct) {
-                th__conv_im2col(f64, &g, cg, xp, col);
+                th__conv_cols(f64, false, &g, cg, (char *)xp, col);
                 b = col;
             }
             th__conv_gemm(f64, og, g.outl, kk, wp, kk, b, g.outl, yp, g.outl);
         }
-    if (bc) {
-        const char *bd = (const char *)th_tensor_data(bc);
+    if (bc) th__conv_add_bias(f64, g.n, g.o, g.outl, (const char *)th_tensor_data(bc), yd);
+    ok = true;
+done:
+    free(col);
+    TH__RELEASE(dense[0], dense[1], dense[2]);
+    return th__op_end(fn, ok, result, tmp);
+}
+
+/* im2col (F.unfold) of x (N, C, H, W) or (C, H, W) with kernel[2] into (N, C * kh * kw, L) or (C * kh * kw, L),
+ * L the number of blocks; or, back, col2im (F.fold) of x (N, C * kh * kw, L) or (C * kh * kw, L) into (N, C,
+ * output_size[0], output_size[1]) or (C, ...), the overlapping blocks summed. Into out (NULL: a new tensor).
+ * Returns the result (out retained) or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__fold_run(const char *fn, bool back, th_tensor *out, const th_tensor *x,
+                                                const int64_t *output_size, const int64_t *kernel,
+                                                const th_conv_opts *o)
+{
+    const char *what = back ? "col2im" : "im2col";
+    if (!x) return th__fail(TH_ERR_INVALID, fn, "NULL input"), NULL;
+    if (!kernel) return th__fail(TH_ERR_INVALID, fn, "NULL kernel"), NULL;
+    if (back && !output_size) return th__fail(TH_ERR_INVALID, fn, "NULL output_size"), NULL;
+    if (th__conv_host(fn, "input", x)) return NULL;
+    if (o && o->groups != 0 && o->groups != 1)
+        return th__fail(TH_ERR_INVALID, fn, "groups is %lld; %s takes none (0 or 1)", (long long)o->groups, what), NULL;
+    th__conv_geo g;
+    memset(&g, 0, sizeof g);
+    if (th__conv_geo_opts(fn, o, 2, &g, NULL)) return NULL;
+    g.k[0] = 1;
+    g.k[1] = kernel[0];
+    g.k[2] = kernel[1];
+    bool batched = x->ndim == 3;
+    if (!back && th__conv_input(fn, what, 2, x, &g, &batched)) return NULL;
+    if (back) {
+        if (x->ndim != 2 && x->ndim != 3) {
+            char a[160];
+            th__shape_string(x->ndim, x->sizes, a, sizeof a);
+            return th__fail(TH_ERR_SHAPE, fn, "input has shape %s (%d dims); col2im takes 2 (C * kernel, L) or 3 (N, C * kernel, L)",
+                            a, x->ndim),
+                   NULL;
+        }
+        g.n = batched ? x->sizes[0] : 1;
+        g.in[0] = 1;
+        for (int i = 0; i < 2; i++) {
+            if (output_size[i] < 1)
+                return th__fail(TH_ERR_INVALID, fn, "output_size[%d] is %lld; it must be >= 1", i, (long long)output_size[i]),
+                       NULL;
+            g.in[1 + i] = output_size[i];
+        }
+    }
+    if (th__conv_out_sizes(fn, 2, &g)) return NULL;
+    if (back) {
+        int64_t rows = x->sizes[batched ? 1 : 0], blocks = x->sizes[batched ? 2 : 1];
+        if (rows % g.kl)
+            return th__fail(TH_ERR_SHAPE, fn, "input has %lld rows (dim %d); a %lld x %lld kernel needs a multiple of %lld",
+                            (long long)rows, batched ? 1 : 0, (long long)g.k[1], (long long)g.k[2], (long long)g.kl),
+                   NULL;
+        if (blocks != g.outl)
+            return th__fail(TH_ERR_SHAPE, fn,
+                            "input has %lld blocks (its last dim); output_size %lld x %lld with this kernel, stride, "
+                            "padding and dilation has %lld x %lld = %lld",
+                            (long long)blocks, (long long)g.in[1], (long long)g.in[2], (long long)g.out[1],
+                            (long long)g.out[2], (long long)g.outl),
+                   NULL;
+        g.c = rows / g.kl;
+    }
+    th_tensor *result = back ? th__conv_result(fn, out, x, batched, g.n, g.c, 2, g.in + 1)
+                             : th__conv_result(fn, out, x, batched, g.n, g.c * g.kl, 1, &g.outl);
+    if (!result) return NULL;
+    if (th__numel(result) == 0) return result;
+    bool f64 = x->dtype == TH_F64;
+    size_t es = f64 ? sizeof(double) : sizeof(float);
+    th_tensor *xc, *y, *tmp;
+    bool ok = false; /* set once every step went well */
+    if (th__conv_begin(fn, result, 1, &x, &xc, &y, &tmp)) goto done;
+    {
+        char *xd = (char *)th_tensor_data(xc), *yd = (char *)th_tensor_data(y);
+        int64_t planes = g.c * g.inl, cols = g.c * g.kl * g.outl; /* per batch item */
+        if (back) memset(yd, 0, (size_t)(g.n * planes) * es);
+        for (int64_t n = 0; n < g.n; n++) {
+            char *pl = back ? yd + (size_t)(n * planes) * es : xd + (size_t)(n * planes) * es;
+            char *cl = back ? xd + (size_t)(n * cols) * es : yd + (size_t)(n * cols) * es;
+            th__conv_cols(f64, back, &g, g.c, pl, cl);
+        }
+    }
+    ok = true;
+done:
+    th_tensor_release(xc);
+    return th__op_end(fn, ok, result, tmp);
+}
+
+/* conv_transpose1d/2d (nsp spatial dims) of x (N, C, spatial...) or (C, spatial...) with weight (C, O / groups,
+ * kernel...) and bias (NULL or O) into out (NULL: a new tensor): per batch item and group, one product
+ * weight^T (O / groups * kernel x C / groups) @ x (C / groups x in) into columns, which col2im adds into the
+ * output (the adjoint of conv's im2col: the geometry is the conv from the output to the input). Returns the
+ * result (out retained) or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__convt_run(const char *fn, int nsp, th_tensor *out, const th_tensor *x,
+                                                 const th_tensor *w, const th_tensor *bias, const th_conv_opts *o)
+{
+    static const char *names[3] = {"", "conv_transpose1d", "conv_transpose2d"};
+    th__conv_geo xi, g; /* xi: the input's sizes; g: the conv from the result (g.in) to the input (g.out) */
+    memset(&g, 0, sizeof g);
+    bool batched;
+    if (th__conv_start(fn, names[nsp], nsp, x, w, bias, o, "in channels, out channels / groups, kernel", &xi, &batched))
+        return NULL;
+    g.g = xi.g;
+    g.n = xi.n;
+    g.o = xi.c; /* the input's channels */
+    if (w->sizes[0] != g.o)
+        return th__fail(TH_ERR_SHAPE, fn, "weight has %lld input channels (dim 0); the input has %lld", (long long)w->sizes[0],
+                        (long long)g.o),
+               NULL;
+    if (g.o % g.g)
+        return th__fail(TH_ERR_SHAPE, fn, "groups %lld does not divide the input's %lld channels", (long long)g.g, (long long)g.o),
+               NULL;
+    g.c = w->sizes[1] * g.g; /* the result's channels */
+    if (bias && (bias->ndim != 1 || bias->sizes[0] != g.c)) {
+        char a[160];
+        th__shape_string(bias->ndim, bias->sizes, a, sizeof a);
+        return th__fail(TH_ERR_SHAPE, fn, "bias has shape %s; the weight's %lld x %lld groups output channels need (%lld)",
+                        a, (long long)w->sizes[1], (long long)g.g, (long long)g.c),
+               NULL;
+    }
+    int64_t op[3] = {0, 0, 0};
+    if (th__conv_geo_opts(fn, o, nsp, &g, op)) return NULL;
+    g.inl = g.kl = g.outl = 1;
+    for (int i = 0; i < 3; i++) {
+        bool sp = i >= 3 - nsp;
+        g.k[i] = sp ? w->sizes[2 + i - (3 - nsp)] : 1;
+        g.out[i] = xi.in[i];
+        if (sp && g.k[i] < 1)
+            return th__fail(TH_ERR_SHAPE, fn, "kernel size %lld in spatial dim %d; it must be >= 1", (long long)g.k[i],
+                            i - (3 - nsp)),
+                   NULL;
+        g.in[i] = (xi.in[i] - 1) * g.s[i] - 2 * g.p[i] + g.d[i] * (g.k[i] - 1) + op[i] + 1;
+        if (sp && g.in[i] < 1)
+            return th__fail(TH_ERR_SHAPE, fn,
+                            "the output would have size %lld in spatial dim %d: (%lld - 1) * stride %lld - 2 * padding "
+                            "%lld + dilation %lld * (kernel %lld - 1) + output_padding %lld + 1",
+                            (long long)g.in[i], i - (3 - nsp), (long long)xi.in[i], (long long)g.s[i], (long long)g.p[i],
+                            (long long)g.d[i], (long long)g.k[i], (long long)op[i]),
+                   NULL;
+        g.inl *= g.in[i];
+        g.kl *= g.k[i];
+        g.outl *= g.out[i];
+    }
+    th_tensor *result = th__conv_result(fn, out, x, batched, g.n, g.c, nsp, g.in + 3 - nsp);
+    if (!result || th__numel(result) == 0) return result;
+    const th_tensor *ins[3] = {x, w, bias};
+    th_tensor *dense[3], *y, *tmp;
+    char *wt = NULL;
+    void *col = NULL;
+    bool ok = false, f64 = x->dtype == TH_F64; /* ok: set once every step went well */
+    size_t es = f64 ? sizeof(double) : sizeof(float);
+    if (th__conv_begin(fn, result, 3, ins, dense, &y, &tmp)) goto done;
+    int64_t cg = g.o / g.g, og = g.c / g.g, rows = og * g.kl; /* per group: input channels, output ones, col rows */
+    if (!(col = th__conv_buffer(fn, "col2im", rows, g.outl, es)) || !(wt = (char *)th__conv_buffer(fn, "weight", g.o, rows, es)))
+        goto done;
+    {
+        const char *xd = (const char *)th_tensor_data(dense[0]), *wd = (const char *)th_tensor_data(dense[1]);
+        char *yd = (char *)th_tensor_data(y);
+        /* weight (C, O / groups * kernel) to one (O / groups * kernel, C / groups) row-major matrix per group */
+        for (int64_t gi = 0; gi < g.g; gi++)
+            for (int64_t r = 0; r < rows; r++)
+                for (int64_t ic = 0; ic < cg; ic++)
+                    memcpy(wt + (size_t)((gi * rows + r) * cg + ic) * es, wd + (size_t)(((gi * cg + ic) * rows) + r) * es, es);
+        memset(yd, 0, (size_t)th__numel(result) * es);
         for (int64_t n = 0; n < g.n; n++)
-            for (int64_t oc = 0; oc < g.o; oc++) {
-                char *yp = yd + (size_t)((n * g.o + oc) * g.outl) * es;
-                if (f64) {
-                    double bv = ((const double *)(const void *)bd)[oc];
-                    for (int64_t i = 0; i < g.outl; i++) ((double *)(void *)yp)[i] += bv;
-                } else {
-                    float bv = ((const float *)(const void *)bd)[oc];
-                    for (int64_t i = 0; i < g.outl; i++) ((float *)(void *)yp)[i] += bv;
-                }
+            for (int64_t gi = 0; gi < g.g; gi++) {
+                const char *xp = xd + (size_t)((n * g.o + gi * cg) * g.outl) * es;
+                th__conv_gemm(f64, rows, g.outl, cg, wt + (size_t)(gi * rows * cg) * es, cg, xp, g.outl, col, g.outl);
+                th__conv_cols(f64, true, &g, og, yd + (size_t)((n * g.c + gi * og) * g.inl) * es, col);
             }
+        if (dense[2]) th__conv_add_bias(f64, g.n, g.c, g.inl, (const char *)th_tensor_data(dense[2]), yd);
     }
     ok = true;
 done:
     free(col);
-    TH__RELEASE(xu, wu, bu, xc, wc, bc);
+    free(wt);
+    TH__RELEASE(dense[0], dense[1], dense[2]);
     return th__op_end(fn, ok, result, tmp);
 }
 

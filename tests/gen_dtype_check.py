@@ -82,7 +82,11 @@ CONV = {'conv1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': 
         'max_pool2d': {'input': [1, 2, 2], 'out': [1, 2, 2], 'indices_out': [1, 2, 2]},
         'avg_pool2d': {'input': [1, 2, 2], 'out': [1, 2, 2]},
         'adaptive_avg_pool2d': {'input': [1, 2, 2], 'out': [1, 1, 1]},
-        'adaptive_max_pool2d': {'input': [1, 2, 2], 'out': [1, 1, 1], 'indices_out': [1, 1, 1]}}
+        'adaptive_max_pool2d': {'input': [1, 2, 2], 'out': [1, 1, 1], 'indices_out': [1, 1, 1]},
+        'conv_transpose1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': [1, 1, 2]},
+        'conv_transpose2d': {'input': [1, 1, 2, 2], 'weight': [1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 2, 2]},
+        'im2col': {'input': [1, 1, 1, 1], 'out': [1, 1, 1]},
+        'col2im': {'input': [1, 1, 1], 'out': [1, 1, 1, 1]}}
 # ops/nn.h's per-channel norms and gated units: x (2, 2), parameters (C) = (2); glu halves dim 0; embedding's
 # indices (2, 2) of ones pick rows of a (2, 2) weight; rope's tables (2, 1) rotate one pair; the losses' input
 # (2, 2) has targets (2) of ones and a mean (0-d) out.

@@ -1,10 +1,11 @@
-/* tests/numpy/conv_torch.c: conv1d, conv2d, conv3d, max_pool2d and avg_pool2d (ops/conv.h) against PyTorch 1.13
- * in float64 (tests/numpy/conv_torch.py writes the cases: inputs already rounded to each case's dtype, torch's
+/* tests/numpy/conv_torch.c: conv1d, conv2d, conv3d, max_pool2d, avg_pool2d, pad, conv_transpose1d,
+ * conv_transpose2d, im2col (F.unfold) and col2im (F.fold) (ops/conv.h) against PyTorch 1.13 in float64 (tests/numpy/conv_torch.py writes the cases: inputs already rounded to each case's dtype, torch's
  * float64 result from them, and for the convolutions the convolution of the absolute values). Every case runs
  * as a new result and into an out, the input in the layout the case names (contiguous, dims reversed, stepped,
  * last dim reversed), the weight, bias and out in others. A convolution's error is measured relative to the
  * magnitude of its sum of products (|x| * |w| + |b|, the scale its rounding errors have), in units of the
- * dtype's epsilon; a pooling's in ulps of the dtype at the reference (at least at 2^-10), and max_pool2d's
+ * dtype's epsilon, and so is col2im's (relative to the sum of |x| over each output's blocks); im2col must be
+ * exact; a pooling's in ulps of the dtype at the reference (at least at 2^-10), and max_pool2d's
  * indices must be torch's; pad (every mode, negative pads cropping) must be exact. The worst per op and dtype is printed and bounded.
  *
  * Usage: conv_torch DIR PYTHON SCRIPT (the test command; skips with 77 without /usr/bin/python3 or torch). */
@@ -18,14 +19,17 @@
 #include "../check.h"
 #include "peer_files.h"
 
-#define NOPS 6
-static const char *ops[NOPS] = {"conv1d", "conv2d", "conv3d", "max_pool2d", "avg_pool2d", "pad"};
+#define NOPS 10
+static const char *ops[NOPS] = {"conv1d",           "conv2d",           "conv3d", "max_pool2d", "avg_pool2d", "pad",
+                                "conv_transpose1d", "conv_transpose2d", "unfold", "fold"};
 static const char *dts[4] = {"f32", "f64", "f16", "bf16"};
 static const th_dtype dtypes[4] = {TH_F32, TH_F64, TH_F16, TH_BF16};
 /* Bounds, op x dtype: the convolutions in epsilons of the dtype relative to the sum of |products| (f32 and
  * f64 accumulate in their own type, f16 and bf16 in float and round once: half an epsilon); the pools in
- * ulps (max exact, the average's division rounded once). */
-static const double bound[NOPS][4] = {{2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {0, 0, 0, 0}, {1, 1, 1, 1}, {0, 0, 0, 0}};
+ * ulps (max exact, the average's division rounded once); the transposed convolutions as the convolutions;
+ * unfold exact; fold's sums (at most kh * kw terms) as the convolutions. */
+static const double bound[NOPS][4] = {{2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {0, 0, 0, 0}, {1, 1, 1, 1},
+                                      {0, 0, 0, 0},     {2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {0, 0, 0, 0}, {2, 2, 0.5, 0.5}};
 static double worst[NOPS][4];
 static int count[NOPS][4];
 
@@ -96,13 +100,17 @@ static double error_of(const th_tensor *got, const th_tensor *ref, const th_tens
         case 1: r = to ? (th_##sfx##_conv2d_out(to, tx, tw, tb, co) ? NULL : out) : (th_tensor *)th_##sfx##_conv2d(tx, tw, tb, co); break; \
         case 2: r = to ? (th_##sfx##_conv3d_out(to, tx, tw, tb, co) ? NULL : out) : (th_tensor *)th_##sfx##_conv3d(tx, tw, tb, co); break; \
         case 3: r = to ? (th_##sfx##_max_pool2d_out(to, (th_i64_tensor *)ixo, tx, k, po) ? NULL : out) : (th_tensor *)th_##sfx##_max_pool2d(tx, k, po, (th_i64_tensor **)ix); break; \
+        case 6: r = to ? (th_##sfx##_conv_transpose1d_out(to, tx, tw, tb, co) ? NULL : out) : (th_tensor *)th_##sfx##_conv_transpose1d(tx, tw, tb, co); break; \
+        case 7: r = to ? (th_##sfx##_conv_transpose2d_out(to, tx, tw, tb, co) ? NULL : out) : (th_tensor *)th_##sfx##_conv_transpose2d(tx, tw, tb, co); break; \
+        case 8: r = to ? (th_##sfx##_im2col_out(to, tx, k, co) ? NULL : out) : (th_tensor *)th_##sfx##_im2col(tx, k, co); break; \
+        case 9: r = to ? (th_##sfx##_col2im_out(to, tx, osz, k, co) ? NULL : out) : (th_tensor *)th_##sfx##_col2im(tx, osz, k, co); break; \
         default: r = to ? (th_##sfx##_avg_pool2d_out(to, tx, k, po) ? NULL : out) : (th_tensor *)th_##sfx##_avg_pool2d(tx, k, po); \
         }                                                                                                       \
     } while (0)
 
 static th_tensor *call(int op, int dti, th_tensor *out, th_tensor *ixo, th_tensor **ix, const th_tensor *x,
                        const th_tensor *w, const th_tensor *b, const th_conv_opts *co, const th_pool_opts *po,
-                       const int64_t *k)
+                       const int64_t *k, const int64_t *osz)
 {
     th_tensor *r = NULL;
     switch (dti) {
@@ -210,11 +218,17 @@ static void one_case(const char *line)
     }
     char name[64], opn[32], dtn[16];
     long long groups, s[3], p[3], d[3], kk[2];
-    int has_b, layout;
-    if (sscanf(line, "%63s %31s %15s %lld %d %d %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld", name, opn,
+    long long extra[4] = {0, 0, 0, 0}; /* output_padding[2], fold's output size[2] */
+    int has_b, layout, used = 0;
+    if (sscanf(line, "%63s %31s %15s %lld %d %d %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld%n", name, opn,
                dtn, &groups, &has_b, &layout, &s[0], &s[1], &s[2], &p[0], &p[1], &p[2], &d[0], &d[1], &d[2], &kk[0],
-               &kk[1]) != 17) {
+               &kk[1], &used) != 17 ||
+        (strstr(opn, "fold") && sscanf(line + used, "%lld %lld %lld %lld", &extra[0], &extra[1], &extra[2], &extra[3]) != 4)) {
         CHECK(!"a line of cases.txt that does not parse");
+        return;
+    }
+    if (strstr(opn, "transpose") && sscanf(line + used, "%lld %lld", &extra[0], &extra[1]) != 2) {
+        CHECK(!"a conv_transpose line of cases.txt that does not parse");
         return;
     }
     int op = 0, dti = 0;
@@ -223,7 +237,7 @@ static void one_case(const char *line)
     CHECK(op < NOPS && dti < 4);
     if (op >= NOPS || dti >= 4) return;
     th_dtype dt = dtypes[dti];
-    bool is_conv = op < 3;
+    bool is_conv = op < 3 || op == 6 || op == 7, has_mag = is_conv || op == 9;
     th_conv_opts co;
     th_pool_opts po;
     memset(&co, 0, sizeof co);
@@ -234,11 +248,13 @@ static void one_case(const char *line)
         co.dilation[i] = po.dilation[i] = d[i];
     }
     co.groups = groups;
-    int64_t k[2] = {kk[0], kk[1]};
+    co.output_padding[0] = extra[0];
+    co.output_padding[1] = extra[1];
+    int64_t k[2] = {kk[0], kk[1]}, osz[2] = {extra[2], extra[3]};
     th_tensor *x64 = load(name, "x"), *ref = load(name, "ref");
     th_tensor *w64 = is_conv ? load(name, "w") : NULL, *b64 = has_b ? load(name, "b") : NULL;
-    th_tensor *mag = is_conv ? load(name, "mag") : NULL, *idx = op == 3 ? load(name, "idx") : NULL;
-    bool loaded = x64 && ref && (!is_conv || (w64 && mag)) && (!has_b || b64) && (op != 3 || idx);
+    th_tensor *mag = has_mag ? load(name, "mag") : NULL, *idx = op == 3 ? load(name, "idx") : NULL;
+    bool loaded = x64 && ref && (!is_conv || w64) && (!has_mag || mag) && (!has_b || b64) && (op != 3 || idx);
     CHECK(loaded);
     if (loaded) {
         th_tensor *x = in_layout(x64, dt, layout);
@@ -247,8 +263,8 @@ static void one_case(const char *line)
         th_tensor *o = in_layout(ref, dt, (layout + 3) % 4);
         th_tensor *ixo = op == 3 ? in_layout(idx, TH_I64, (layout + 1) % 4) : NULL;
         th_tensor *ix = NULL;
-        th_tensor *y = call(op, dti, NULL, NULL, op == 3 ? &ix : NULL, x, w, b, &co, &po, k);
-        th_tensor *yo = call(op, dti, o, ixo, NULL, x, w, b, &co, &po, k);
+        th_tensor *y = call(op, dti, NULL, NULL, op == 3 ? &ix : NULL, x, w, b, &co, &po, k, osz);
+        th_tensor *yo = call(op, dti, o, ixo, NULL, x, w, b, &co, &po, k, osz);
         CHECK(y != NULL && yo == o);
         if (!y || yo != o) fprintf(stderr, "conv_torch: %s (%s %s): %s\n", name, opn, dtn, th_last_error());
         for (int j = 0; j < 2 && y && yo; j++) {
@@ -292,13 +308,13 @@ int main(int argc, char **argv)
     if (rc >= 0) return rc;
     test_begin();
     peer_each_case(dir, one_case);
-    printf("conv_torch: %d cases against torch float64; worst error (convolutions: epsilons of the dtype relative "
-           "to the sum of |products|; pools: ulps; pad: exact):\n", cases);
+    printf("conv_torch: %d cases against torch float64; worst error (convolutions and fold: epsilons of the dtype "
+           "relative to the sum of |products|; pools: ulps; pad and unfold: exact):\n", cases);
     for (int op = 0; op < NOPS; op++) {
-        printf("  %-11s", ops[op]);
+        printf("  %-16s", ops[op]);
         for (int dd = 0; dd < 4; dd++) printf("  %s %.3f (%d)", dts[dd], worst[op][dd], count[op][dd]);
         printf("\n");
     }
-    CHECK(cases >= 600);
+    CHECK(cases >= 1000);
     return test_end("conv_torch");
 }

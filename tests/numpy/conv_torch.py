@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""PyTorch's conv1d, conv2d, conv3d, max_pool2d and avg_pool2d in float64, the peer of ops/conv.h
-(tests/numpy/conv_torch.c).
+"""PyTorch's conv1d, conv2d, conv3d, max_pool2d, avg_pool2d, pad, conv_transpose1d, conv_transpose2d, unfold
+(the library's im2col) and fold (col2im) in float64, the peer of ops/conv.h (tests/numpy/conv_torch.c).
 
     conv_torch.py write DIR   draws random cases (ops x dtypes x shapes x stride, padding, dilation, groups,
                               depthwise, bias on and off, batched and not) and for each writes DIR/<case>_x.npy
@@ -8,8 +8,10 @@
                               where the case has them, _ref.npy: torch's result in float64 from those rounded
                               values, and for the convolutions _mag.npy: the same convolution of |x|, |w| and |b|
                               (the scale the products' rounding errors are measured against), and for max_pool2d
-                              _idx.npy: torch's indices. DIR/cases.txt lists
-                              "case op dtype groups has_b layout s0 s1 s2 p0 p1 p2 d0 d1 d2 k0 k1".
+                              _idx.npy: torch's indices; for fold, _mag.npy is the fold of |x|. DIR/cases.txt lists
+                              "case op dtype groups has_b layout s0 s1 s2 p0 p1 p2 d0 d1 d2 k0 k1", and for
+                              the transposed convolutions, unfold and fold four more: "op0 op1 os0 os1"
+                              (output_padding; fold's output size).
 
 Exits 77 when torch cannot be imported (a skip).
 """
@@ -24,10 +26,12 @@ except ImportError:
     print("SKIP: torch cannot be imported by %s" % sys.executable)
     sys.exit(77)
 
-OPS = ['conv1d', 'conv2d', 'conv3d', 'max_pool2d', 'avg_pool2d', 'pad']
+OPS = ['conv1d', 'conv2d', 'conv3d', 'max_pool2d', 'avg_pool2d', 'pad', 'conv_transpose1d', 'conv_transpose2d',
+       'unfold', 'fold']
 MODES = ['constant', 'reflect', 'replicate', 'circular']
 DTYPES = {'f32': torch.float32, 'f64': torch.float64, 'f16': torch.float16, 'bf16': torch.bfloat16}
-CASES_PER = {'conv1d': 25, 'conv2d': 40, 'conv3d': 12, 'max_pool2d': 25, 'avg_pool2d': 25, 'pad': 32}
+CASES_PER = {'conv1d': 25, 'conv2d': 40, 'conv3d': 12, 'max_pool2d': 25, 'avg_pool2d': 25, 'pad': 32,
+             'conv_transpose1d': 30, 'conv_transpose2d': 40, 'unfold': 25, 'fold': 25}
 
 
 def rounded(a, dtype):
@@ -83,6 +87,75 @@ def write_pad(d, rng, name, dt, k, lines):
     lines.append(' '.join(str(v) for v in [name, 'pad', dt, k % 4, npad, repr(value), k % 4] + pads))
 
 
+def write_transposed(d, rng, name, op, dt, k, lines):
+    """A conv_transpose1d/2d case (groups, depthwise, output_padding below the stride or the dilation, padding
+    that crops, bias on and off, batched and not) or an unfold / fold case (kernel, stride, padding, dilation;
+    fold sums the overlaps), with the line described above."""
+    pad3 = lambda v, z: list(v) + [z] * (3 - len(v))
+    groups, has_b, opad, osz = 0, 0, [0, 0], [0, 0]
+    batched = k % 4 != 1
+    if op.startswith('conv_transpose'):
+        nsp = int(op[-2])
+        groups = int(rng.integers(1, 4))
+        depthwise = k % 6 == 5
+        cg = 1 if depthwise else int(rng.integers(1, 7))
+        og = 1 if depthwise else int(rng.integers(1, 5))
+        ks = [int(rng.integers(1, 5)) for _ in range(nsp)]
+        st = [int(rng.integers(1, 4)) for _ in range(nsp)]
+        di = [int(rng.integers(1, 3)) for _ in range(nsp)]
+        ins = [int(rng.integers(1, {1: 20, 2: 9}[nsp])) for _ in range(nsp)]
+        opad = [int(rng.integers(0, max(st[i], di[i]))) for i in range(nsp)]
+        pa = []
+        for i in range(nsp):  # padding that leaves at least one output element
+            full = (ins[i] - 1) * st[i] + di[i] * (ks[i] - 1) + opad[i] + 1
+            pa.append(int(rng.integers(0, min(3, (full - 1) // 2) + 1)))
+        x = rounded(rng.standard_normal(([int(rng.integers(1, 4))] if batched else []) + [cg * groups] + ins), dt)
+        w = rounded(rng.standard_normal([cg * groups, og] + ks), dt)
+        has_b = int(k % 3 != 0)
+        b = rounded(rng.standard_normal([og * groups]), dt) if has_b else None
+        fn = getattr(F, op)
+        xb = x if batched else x.unsqueeze(0)
+        kw = dict(stride=st, padding=pa, output_padding=opad, groups=groups, dilation=di)
+        ref = fn(xb, w, b, **kw)
+        mag = fn(xb.abs(), w.abs(), b.abs() if b is not None else None, **kw)
+        np.save(os.path.join(d, name + '_w.npy'), w.numpy())
+        if b is not None:
+            np.save(os.path.join(d, name + '_b.npy'), b.numpy())
+        kk = [0, 0]
+        opad = opad + [0] * (2 - nsp)
+    else:
+        ks = [int(rng.integers(1, 4)) for _ in range(2)]
+        st = [int(rng.integers(1, 4)) for _ in range(2)]
+        di = [int(rng.integers(1, 3)) for _ in range(2)]
+        pa = [int(rng.integers(0, 3)) for _ in range(2)]
+        ins = [int(rng.integers(max(1, di[i] * (ks[i] - 1) + 1 - 2 * pa[i]), 12)) for i in range(2)]
+        c = int(rng.integers(1, 4))
+        n = int(rng.integers(1, 3))
+        kw = dict(kernel_size=ks, dilation=di, padding=pa, stride=st)
+        if op == 'unfold':
+            x = rounded(rng.standard_normal([n, c] + ins), dt)
+            ref = F.unfold(x, **kw)
+            mag = None
+        else:
+            blocks = [(ins[i] + 2 * pa[i] - di[i] * (ks[i] - 1) - 1) // st[i] + 1 for i in range(2)]
+            x = rounded(rng.standard_normal([n, c * ks[0] * ks[1], blocks[0] * blocks[1]]), dt)
+            ref = F.fold(x, ins, **kw)
+            mag = F.fold(x.abs(), ins, **kw)
+            osz = ins
+        if not batched:
+            x = x[0]
+        kk = ks
+    if not batched:
+        ref = ref[0]
+        mag = mag[0] if mag is not None else None
+    np.save(os.path.join(d, name + '_x.npy'), x.numpy())
+    np.save(os.path.join(d, name + '_ref.npy'), ref.numpy())
+    if mag is not None:
+        np.save(os.path.join(d, name + '_mag.npy'), mag.numpy())
+    lines.append(' '.join(str(v) for v in [name, op, dt, groups, has_b, k % 4] + pad3(st, 0) + pad3(pa, 0) +
+                          pad3([v if v != 1 or k % 2 else 0 for v in di], 0) + kk + opad + osz))
+
+
 def write(d):
     os.makedirs(d, exist_ok=True)
     rng = np.random.default_rng(16)
@@ -95,6 +168,10 @@ def write(d):
                 has_b = 0
                 if op == 'pad':
                     write_pad(d, rng, name, dt, k, lines)
+                    case += 1
+                    continue
+                if op in OPS[6:]:
+                    write_transposed(d, rng, name, op, dt, k, lines)
                     case += 1
                     continue
                 if op.startswith('conv'):
