@@ -21,6 +21,12 @@
  *   gather_to(c, out, t, root)        the same on root; out is not used (may be NULL) on the other ranks
  *   scatter_from(c, out, t, root)     out (numel k) becomes block rank of root's t (size * k elements; t may be
  *                                     NULL on the other ranks)
+ *   gatherv_to(c, out, t, counts, ncounts, root)     uneven gather along dim 0: rank r's t has counts[r] rows
+ *                                     (a 0-d t is one row), root's out has their sum, all rows of the same
+ *                                     element count; counts (ncounts = the number of ranks) alike on every rank
+ *   scatterv_from(c, out, t, counts, ncounts, root)  the reverse: rank r's out gets counts[r] rows of root's t
+ *   all_gather_list(c, outs, nouts, t)                outs[r] (nouts = the number of ranks; numel(t) each, any
+ *                                     shapes and strides) becomes rank r's t
  *   reduce_scatter(c, out, t, op)     out (numel k) becomes block rank of op over every rank's t (size * k)
  *   all_to_all(c, out, t)             block j of out (numel size * k) is block rank of rank j's t
  *   send(c, t, dst, tag), recv(c, t, src, tag)   point to point; recv fills t, whose element count must be
