@@ -508,13 +508,16 @@ done:;
     return st ? st : st2;
 }
 
-/* ---- non-blocking all_reduce and broadcast ---------------------------------------------------------------- */
+/* ---- non-blocking all_reduce, reduce, broadcast and all_gather ---------------------------------------------------------------- */
 
 struct th_dist_request {
     const char *fn;
     th_dist_comm *c;
     th_dtype d;
     th__dist_buf b;     /* the tensor (retained) and its contiguous elements */
+    th__dist_buf bo;    /* all_gather's out (retained; b is its t, only read), else nothing */
+    MPI_Datatype type;  /* all_gather's derived block type, freed at the end when own_type */
+    bool own_type;
     void *work;         /* the reduction's work buffer (b.data, or float32 for float16 and bfloat16) */
     th__dist_red r;
     bool reduction;
@@ -529,10 +532,16 @@ struct th_dist_request {
 static int th__dist_request_finish(th_dist_request *q, int st)
 {
     if (q->finished) return q->status;
-    if (q->reduction) th__dist_finish(q->d, &q->r, q->b.data, q->work, q->b.n, q->c->size, st == TH_OK);
-    th_tensor *t = q->b.t;
+    if (q->reduction)
+        th__dist_finish(q->d, &q->r, q->b.data, q->work, q->b.n, q->c->size, st == TH_OK && q->write_back);
+    th_tensor *t = q->b.t, *o = q->bo.t;
     int st2 = th__dist_close(q->fn, &q->b, q->write_back && st == TH_OK);
+    int st3 = th__dist_close(q->fn, &q->bo, st == TH_OK);
+    if (!st2) st2 = st3;
     th_tensor_release(t);
+    th_tensor_release(o);
+    if (q->own_type) MPI_Type_free(&q->type);
+    q->own_type = false;
     free(q->reqs);
     q->reqs = NULL;
     q->finished = true;
@@ -540,9 +549,11 @@ static int th__dist_request_finish(th_dist_request *q, int st)
     return q->status;
 }
 
-static int th__dist_async(const char *fn, th_dist_comm *c, th_tensor *t, bool reduction, th_reduce_op op, int root,
+/* coll: TH__DIST_ALL_REDUCE, TH__DIST_REDUCE (the result on root only) or TH__DIST_BROADCAST. */
+static int th__dist_async(const char *fn, th_dist_comm *c, th_tensor *t, int coll, th_reduce_op op, int root,
                           th_dist_request **out)
 {
+    bool reduction = coll != TH__DIST_BROADCAST;
     if (!out) return th_set_error(TH_ERR_INVALID, fn, "req is NULL");
     *out = NULL;
     int st = th__dist_comm_ok(fn, c);
@@ -553,13 +564,13 @@ static int th__dist_async(const char *fn, th_dist_comm *c, th_tensor *t, bool re
     q->c = c;
     q->d = th_tensor_dtype(t);
     q->reduction = reduction;
-    q->write_back = reduction || c->rank != root;
-    if (!reduction) st = th__dist_root_ok(fn, c, root, "root");
+    q->write_back = coll == TH__DIST_ALL_REDUCE ? true : coll == TH__DIST_REDUCE ? c->rank == root : c->rank != root;
+    if (coll != TH__DIST_ALL_REDUCE) st = th__dist_root_ok(fn, c, root, "root");
     if (!st && !t) st = th_set_error(TH_ERR_INVALID, fn, "t is NULL");
     if (!st && reduction) st = th__dist_reduction(fn, q->d, op, &q->r);
     if (!st) st = th__dist_open(fn, "t", t, !reduction ? c->rank == root : true, q->write_back, &q->b);
-    st = th__dist_agree(fn, c, reduction ? TH__DIST_ALL_REDUCE : TH__DIST_BROADCAST, q->d, th_tensor_numel(t),
-                        reduction ? 0 : root, reduction ? op : TH_REDUCE_SUM, st);
+    st = th__dist_agree(fn, c, coll, q->d, th_tensor_numel(t), coll == TH__DIST_ALL_REDUCE ? 0 : root,
+                        reduction ? op : TH_REDUCE_SUM, st);
     if (!st) st = reduction ? th__dist_widen(fn, q->d, &q->r, q->b.data, q->b.n, &q->work) : TH_OK;
     if (st) {
         th__dist_close(fn, &q->b, false);
@@ -576,11 +587,15 @@ static int th__dist_async(const char *fn, th_dist_comm *c, th_tensor *t, bool re
     for (int64_t i = 0; i < pieces && !st; i++) {
         int64_t off = i * c->max_count;
         int len = (int)(q->b.n - off < c->max_count ? q->b.n - off : c->max_count);
-        int rc = reduction ? MPI_Iallreduce(MPI_IN_PLACE, base + off * (int64_t)esz, len, type, q->r.op, c->comm,
-                                            &q->reqs[i])
-                           : MPI_Ibcast(base + off * (int64_t)esz, len, type, root, c->comm, &q->reqs[i]);
+        char *at = base + off * (int64_t)esz;
+        int rc = coll == TH__DIST_ALL_REDUCE
+                     ? MPI_Iallreduce(MPI_IN_PLACE, at, len, type, q->r.op, c->comm, &q->reqs[i])
+                 : coll == TH__DIST_BROADCAST ? MPI_Ibcast(at, len, type, root, c->comm, &q->reqs[i])
+                 : c->rank == root ? MPI_Ireduce(MPI_IN_PLACE, at, len, type, q->r.op, root, c->comm, &q->reqs[i])
+                                   : MPI_Ireduce(at, NULL, len, type, q->r.op, root, c->comm, &q->reqs[i]);
         if (rc != MPI_SUCCESS) {
-            st = th__dist_mpi_fail(fn, reduction ? "MPI_Iallreduce" : "MPI_Ibcast", rc);
+            st = th__dist_mpi_fail(fn, coll == TH__DIST_ALL_REDUCE ? "MPI_Iallreduce"
+                                       : coll == TH__DIST_BROADCAST ? "MPI_Ibcast" : "MPI_Ireduce", rc);
             break;
         }
         q->nreq++;
@@ -593,6 +608,61 @@ static int th__dist_async(const char *fn, th_dist_comm *c, th_tensor *t, bool re
         return st;
     }
     *out = q;
+    return TH_OK;
+}
+
+/* (in the gather family below) */
+static int th__dist_block(const char *fn, const th_dist_comm *c, MPI_Datatype base, size_t esz, int64_t n,
+                          MPI_Datatype *type, int *count);
+static int th__dist_count_is(const char *fn, const char *name, const th_tensor *t, int64_t want, const char *why);
+
+/* all_gather, non-blocking: one MPI_Iallgather, t and out retained until the end. */
+static int th__dist_all_gather_async(const char *fn, th_dist_comm *c, th_tensor *out, const th_tensor *t,
+                                     th_dist_request **req)
+{
+    if (!req) return th_set_error(TH_ERR_INVALID, fn, "req is NULL");
+    *req = NULL;
+    int st = th__dist_comm_ok(fn, c);
+    if (st) return st;
+    th_dist_request *q = calloc(1, sizeof *q);
+    if (!q) return th_set_error(TH_ERR_NOMEM, fn, "no memory for the request");
+    q->fn = fn;
+    q->c = c;
+    q->d = th_tensor_dtype(t);
+    int64_t k = th_tensor_numel(t);
+    if (!t) st = th_set_error(TH_ERR_INVALID, fn, "t is NULL");
+    else if (!out) st = th_set_error(TH_ERR_INVALID, fn, "out is NULL");
+    else st = th__dist_count_is(fn, "out", out, k * c->size, "the number of ranks times t's");
+    if (!st) st = th__dist_open(fn, "t", t, true, false, &q->b);
+    if (!st) st = th__dist_open(fn, "out", out, false, true, &q->bo);
+    st = th__dist_agree(fn, c, TH__DIST_ALL_GATHER, q->d, k, 0, TH_REDUCE_SUM, st);
+    MPI_Datatype base = th__dist_type(q->d), type = base;
+    int count = 0;
+    if (!st) st = th__dist_block(fn, c, base, q->b.esz, k, &type, &count);
+    if (st) {
+        th__dist_close(fn, &q->b, false);
+        th__dist_close(fn, &q->bo, false);
+        free(q);
+        return st;
+    }
+    q->type = type;
+    q->own_type = type != base;
+    th_tensor_retain(q->b.t); /* both kept alive until the request completes */
+    th_tensor_retain(q->bo.t);
+    q->reqs = malloc(sizeof(MPI_Request));
+    if (!q->reqs) {
+        st = th_set_error(TH_ERR_NOMEM, fn, "no memory for the MPI request");
+    } else {
+        int rc = MPI_Iallgather(q->b.data, count, type, q->bo.data, count, type, c->comm, &q->reqs[0]);
+        if (rc != MPI_SUCCESS) st = th__dist_mpi_fail(fn, "MPI_Iallgather", rc);
+        else q->nreq = 1;
+    }
+    if (st) {
+        th__dist_request_finish(q, st);
+        free(q);
+        return st;
+    }
+    *req = q;
     return TH_OK;
 }
 

@@ -31,6 +31,10 @@ int TH_DT_PASTE(th_, _all_gather_list)(th_dist_comm *c, TH_NAME(tensor) *const *
 /* Non-blocking: start, then th_dist_wait (or th_dist_test) before reading t; *req is NULL on error. */
 int TH_DT_PASTE(th_, _all_reduce_async)(th_dist_comm *c, TH_NAME(tensor) *t, th_reduce_op op, th_dist_request **req);
 int TH_DT_PASTE(th_, _broadcast_async)(th_dist_comm *c, TH_NAME(tensor) *t, int root, th_dist_request **req);
+int TH_DT_PASTE(th_, _reduce_async)(th_dist_comm *c, TH_NAME(tensor) *t, th_reduce_op op, int root,
+                                    th_dist_request **req);
+int TH_DT_PASTE(th_, _all_gather_async)(th_dist_comm *c, TH_NAME(tensor) *out, const TH_NAME(tensor) *t,
+                                        th_dist_request **req);
 
 #else
 
@@ -136,14 +140,31 @@ int TH_DT_PASTE(th_, _all_reduce_async)(th_dist_comm *c, TH_NAME(tensor) *t, th_
 {
     if (req) *req = NULL;
     TH__DIST_CHECK(t);
-    return th__dist_async(__func__, c, (th_tensor *)t, true, op, 0, req);
+    return th__dist_async(__func__, c, (th_tensor *)t, TH__DIST_ALL_REDUCE, op, 0, req);
 }
 
 int TH_DT_PASTE(th_, _broadcast_async)(th_dist_comm *c, TH_NAME(tensor) *t, int root, th_dist_request **req)
 {
     if (req) *req = NULL;
     TH__DIST_CHECK(t);
-    return th__dist_async(__func__, c, (th_tensor *)t, false, TH_REDUCE_SUM, root, req);
+    return th__dist_async(__func__, c, (th_tensor *)t, TH__DIST_BROADCAST, TH_REDUCE_SUM, root, req);
+}
+
+int TH_DT_PASTE(th_, _reduce_async)(th_dist_comm *c, TH_NAME(tensor) *t, th_reduce_op op, int root,
+                                    th_dist_request **req)
+{
+    if (req) *req = NULL;
+    TH__DIST_CHECK(t);
+    return th__dist_async(__func__, c, (th_tensor *)t, TH__DIST_REDUCE, op, root, req);
+}
+
+int TH_DT_PASTE(th_, _all_gather_async)(th_dist_comm *c, TH_NAME(tensor) *out, const TH_NAME(tensor) *t,
+                                        th_dist_request **req)
+{
+    if (req) *req = NULL;
+    TH__DIST_CHECK(out);
+    TH__DIST_CHECK(t);
+    return th__dist_all_gather_async(__func__, c, (th_tensor *)out, (const th_tensor *)t, req);
 }
 
 #undef TH__DIST_CHECK

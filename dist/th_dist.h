@@ -103,10 +103,11 @@ bool th_dist_debug(const th_dist_comm *c);
 /* Waits until every rank of c has called it. */
 int th_dist_barrier(th_dist_comm *c);
 
-/* NON-BLOCKING FORMS: th_f32_all_reduce_async(c, t, op, &req) and th_f32_broadcast_async(c, t, root, &req) start
- * the collective (MPI_Iallreduce / MPI_Ibcast) and return at once with a request; t must not be read or
- * written until th_dist_wait(req) returns, or th_dist_test(req, &done) says done. The request holds a
- * reference to t (th_tensor_retain) until then, so the caller may release its own; a non-contiguous t is
+/* NON-BLOCKING FORMS: th_f32_all_reduce_async(c, t, op, &req), th_f32_reduce_async(c, t, op, root, &req),
+ * th_f32_broadcast_async(c, t, root, &req) and th_f32_all_gather_async(c, out, t, &req) start the collective
+ * (MPI_Iallreduce / MPI_Ireduce / MPI_Ibcast / MPI_Iallgather) and return at once with a request; its tensors
+ * must not be read or written until th_dist_wait(req) returns, or th_dist_test(req, &done) says done. The
+ * request holds a reference to each (th_tensor_retain) until then, so the caller may release its own; a non-contiguous t is
  * unpacked, and an AVG divided, at completion. c must outlive the request. In the debug mode the signature
  * check runs (blocking) when the collective starts. */
 typedef struct th_dist_request th_dist_request;

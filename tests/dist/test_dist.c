@@ -415,6 +415,8 @@ typedef struct vops {
     int (*gatherv_to)(th_dist_comm *, th_tensor *, const th_tensor *, const int64_t *, int, int);
     int (*scatterv_from)(th_dist_comm *, th_tensor *, const th_tensor *, const int64_t *, int, int);
     int (*all_gather_list)(th_dist_comm *, th_tensor *const *, int, const th_tensor *);
+    int (*reduce_async)(th_dist_comm *, th_tensor *, th_reduce_op, int, th_dist_request **);
+    int (*all_gather_async)(th_dist_comm *, th_tensor *, const th_tensor *, th_dist_request **);
 } vops;
 
 #define X(sfx, ENUM, ...)                                                                                         \
@@ -423,12 +425,16 @@ typedef struct vops {
     static int sfx##_sv(th_dist_comm *c, th_tensor *o, const th_tensor *t, const int64_t *n, int nn, int root)  \
     { return th_##sfx##_scatterv_from(c, (th_##sfx##_tensor *)o, (const th_##sfx##_tensor *)t, n, nn, root); }     \
     static int sfx##_agl(th_dist_comm *c, th_tensor *const *o, int n, const th_tensor *t)                       \
-    { return th_##sfx##_all_gather_list(c, (th_##sfx##_tensor *const *)o, n, (const th_##sfx##_tensor *)t); }
+    { return th_##sfx##_all_gather_list(c, (th_##sfx##_tensor *const *)o, n, (const th_##sfx##_tensor *)t); }     \
+    static int sfx##_rda(th_dist_comm *c, th_tensor *t, th_reduce_op op, int root, th_dist_request **q)         \
+    { return th_##sfx##_reduce_async(c, (th_##sfx##_tensor *)t, op, root, q); }                                   \
+    static int sfx##_aga(th_dist_comm *c, th_tensor *o, const th_tensor *t, th_dist_request **q)                \
+    { return th_##sfx##_all_gather_async(c, (th_##sfx##_tensor *)o, (const th_##sfx##_tensor *)t, q); }
 TH_FOREACH_DTYPE(X)
 #undef X
 
 static const vops vtable[TH_NUM_DTYPES] = {
-#define X(sfx, ENUM, ...) [TH_##ENUM] = {sfx##_gv, sfx##_sv, sfx##_agl},
+#define X(sfx, ENUM, ...) [TH_##ENUM] = {sfx##_gv, sfx##_sv, sfx##_agl, sfx##_rda, sfx##_aga},
     TH_FOREACH_DTYPE(X)
 #undef X
 };
@@ -503,6 +509,62 @@ static void uneven(th_dist_comm *c, th_dtype d, bool strided, int64_t cols)
     th_tensor_release(t);
 }
 
+/* A view of all of t (1-d), its own handle: released before the request completes, which must keep it alive. */
+static th_tensor *view_of(th_tensor *t)
+{
+    return th_tensor_new_with_storage(th_tensor_dtype(t), th_tensor_storage(t), th_tensor_offset(t), 1,
+                                      th_tensor_sizes(t), th_tensor_strides(t));
+}
+
+/* reduce_async (one op of the dtype) and all_gather_async against the peer, on views released before the end. */
+static void async_more(th_dist_comm *c, th_dtype d, bool strided, int64_t n)
+{
+    const vops *o = &vtable[d];
+    const int p = size_;
+    size_t esz = th_dtype_info(d)->size;
+    th_reduce_op ops_[8];
+    th_reduce_op op = ops_[valid_ops(d, ops_) - 1];
+    /* reduce_async to rank 0 */
+    th_tensor *base = make(d, n, strided), *v;
+    void *mine = input(d, rank_, n, 9, false), *wide = input(d, rank_, n, 9, true);
+    copy_bytes(base, mine, true);
+    th_dist_request *q = NULL;
+    CHECK_INT_EQ(o->reduce_async(c, v = view_of(base), op, 0, &q), 0);
+    th_tensor_release(v);
+    CHECK_INT_EQ(th_dist_wait(q), 0);
+    th_dist_request_free(q);
+    MPI_Reduce(rank_ == 0 ? MPI_IN_PLACE : wide, rank_ == 0 ? wide : NULL, (int)n, peer_type(d, true), peer_op(op), 0,
+               MPI_COMM_WORLD);
+    if (rank_ == 0) {
+        void *want = narrow(d, op, wide, n);
+        expect(base, want, n, "reduce_async", d, strided);
+        free(want);
+    } else {
+        free(wide);
+        expect(base, mine, n, "reduce_async (not root)", d, strided);
+    }
+    th_tensor_release(base);
+    /* all_gather_async, polled with th_dist_test */
+    th_tensor *tb = make(d, n, strided), *ob = make(d, p * n, strided), *tv, *ov;
+    copy_bytes(tb, mine, true);
+    CHECK_INT_EQ(o->all_gather_async(c, ov = view_of(ob), tv = view_of(tb), &q), 0);
+    th_tensor_release(tv);
+    th_tensor_release(ov);
+    bool done = false;
+    int rc = 0;
+    for (long polls = 0; !done && rc == 0 && polls < 100000000; polls++) rc = th_dist_test(q, &done);
+    CHECK_INT_EQ(rc, 0);
+    CHECK(done);
+    th_dist_request_free(q);
+    void *all = malloc(esz * (size_t)(p * n + 1));
+    MPI_Allgather(mine, (int)n, peer_type(d, false), all, (int)n, peer_type(d, false), MPI_COMM_WORLD);
+    expect(ob, all, p * n, "all_gather_async", d, strided);
+    free(all);
+    free(mine);
+    th_tensor_release(tb);
+    th_tensor_release(ob);
+}
+
 static void every_dtype(th_dist_comm *c, int64_t n)
 {
     for (int d = 0; d < TH_NUM_DTYPES; d++) {
@@ -511,6 +573,8 @@ static void every_dtype(th_dist_comm *c, int64_t n)
         uneven(c, (th_dtype)d, false, n);
         uneven(c, (th_dtype)d, true, n);
         uneven(c, (th_dtype)d, d % 2 == 0, 2);
+        async_more(c, (th_dtype)d, false, n);
+        async_more(c, (th_dtype)d, true, n);
     }
 }
 
@@ -757,6 +821,17 @@ static void uneven_errors(th_dist_comm *c)
         CHECK_ERR_AT(x->all_gather_list(c, list, p, good), TH_ERR_DTYPE, fn, want);
         for (int r = 0; r < p; r++) list[r] = good;
         CHECK_ERR_AT(x->all_gather_list(c, list, p, bad), TH_ERR_DTYPE, fn, th_dtype_name(other));
+        th_dist_request *q = (th_dist_request *)&fn; /* must come back NULL */
+        snprintf(fn, sizeof fn, "th_%s_reduce_async", th_dtype_name((th_dtype)d));
+        CHECK_ERR_AT(x->reduce_async(c, bad, TH_REDUCE_MAX, 0, &q), TH_ERR_DTYPE, fn, th_dtype_name(other));
+        CHECK(q == NULL);
+        snprintf(fn, sizeof fn, "th_%s_all_gather_async", th_dtype_name((th_dtype)d));
+        q = (th_dist_request *)&fn;
+        CHECK_ERR_AT(x->all_gather_async(c, bado, good, &q), TH_ERR_DTYPE, fn, th_dtype_name(other));
+        CHECK(q == NULL);
+        q = (th_dist_request *)&fn;
+        CHECK_ERR_AT(x->all_gather_async(c, goodo, bad, &q), TH_ERR_DTYPE, fn, th_dtype_name(other));
+        CHECK(q == NULL);
         th_tensor_release(good);
         th_tensor_release(goodo);
         th_tensor_release(bad);
@@ -818,6 +893,33 @@ static void uneven_errors(th_dist_comm *c)
     CHECK_FAILS(th_f32_all_gather_list(c, list, p, t), TH_ERR_READ_ONLY, "th_f32_all_gather_list", "is read-only");
     list[p - 1] = six;
     CHECK_INT_EQ(th_f32_all_gather_list(c, list, p, ro), 0); /* a read-only t is only read */
+
+    /* reduce_async and all_gather_async */
+    th_dist_request *q = NULL;
+    th_f32_tensor *t6 = th_f32_zeros(1, (int64_t[]){6}), *o6 = th_f32_zeros(1, (int64_t[]){6 * p});
+    CHECK_FAILS(th_f32_reduce_async(c, t6, TH_REDUCE_SUM, 0, NULL), TH_ERR_INVALID, "th_f32_reduce_async", "req is NULL");
+    CHECK_FAILS(th_f32_reduce_async(c, t6, TH_REDUCE_SUM, p, &q), TH_ERR_RANGE, "th_f32_reduce_async", "root");
+    CHECK(q == NULL);
+    CHECK_FAILS(th_f32_reduce_async(c, t6, TH_REDUCE_SUM, -1, &q), TH_ERR_RANGE, "th_f32_reduce_async", "root -1");
+    CHECK_FAILS(th_f32_reduce_async(c, t6, TH_REDUCE_BOR, 0, &q), TH_ERR_DTYPE, "th_f32_reduce_async",
+                "TH_REDUCE_BOR is not defined for f32");
+    CHECK_FAILS(th_f32_reduce_async(c, NULL, TH_REDUCE_SUM, 0, &q), TH_ERR_INVALID, "th_f32_reduce_async", "t is NULL");
+    CHECK_FAILS(th_f32_reduce_async(NULL, t6, TH_REDUCE_SUM, 0, &q), TH_ERR_INVALID, "th_f32_reduce_async", "c is NULL");
+    CHECK_FAILS(th_f32_all_gather_async(c, o6, t6, NULL), TH_ERR_INVALID, "th_f32_all_gather_async", "req is NULL");
+    CHECK_FAILS(th_f32_all_gather_async(c, t6, t6, &q), TH_ERR_SHAPE, "th_f32_all_gather_async", "out has 6 elements");
+    CHECK(q == NULL);
+    CHECK_FAILS(th_f32_all_gather_async(c, NULL, t6, &q), TH_ERR_INVALID, "th_f32_all_gather_async", "out is NULL");
+    CHECK_FAILS(th_f32_all_gather_async(c, o6, NULL, &q), TH_ERR_INVALID, "th_f32_all_gather_async", "t is NULL");
+    CHECK_FAILS(th_f32_all_gather_async(NULL, o6, t6, &q), TH_ERR_INVALID, "th_f32_all_gather_async", "c is NULL");
+    th_f32_tensor *ro6 = th_f32_zeros(1, (int64_t[]){6 * p});
+    th_storage_make_read_only(th_tensor_storage(th_f32_base(ro6)));
+    CHECK_FAILS(th_f32_all_gather_async(c, ro6, t6, &q), TH_ERR_READ_ONLY, "th_f32_all_gather_async", "out is read-only");
+    CHECK(q == NULL);
+    CHECK_INT_EQ(th_f32_all_gather_async(c, o6, ro, &q), 0); /* a read-only t is only read */
+    th_dist_request_free(q); /* waits */
+    th_f32_release(ro6);
+    th_f32_release(o6);
+    th_f32_release(t6);
     CHECK_INT_EQ(th_dist_barrier(c), 0);
     th_f32_release(six);
     th_f32_release(five);
@@ -856,6 +958,15 @@ static void uneven_debug(th_dist_comm *d)
     th_f32_tensor *x = th_f32_zeros(1, &k), *list[MAX_RANKS];
     for (int r = 0; r < p; r++) list[r] = x;
     CHECK_FAILS(th_f32_all_gather_list(d, list, p, x), TH_ERR_SHAPE, "th_f32_all_gather_list", "elements");
+    /* the non-blocking forms check when they start: rank 0's t of 7 elements, then another root */
+    th_f32_tensor *ox = th_f32_zeros(1, (int64_t[]){k * p});
+    th_dist_request *q = (th_dist_request *)&rc;
+    CHECK_FAILS(th_f32_all_gather_async(d, ox, x, &q), TH_ERR_SHAPE, "th_f32_all_gather_async", "elements");
+    CHECK(q == NULL);
+    th_f32_release(ox);
+    rc = th_f32_reduce_async(d, x, TH_REDUCE_SUM, rank_ == 0 ? 1 : 0, &q);
+    CHECK_INT_EQ(rc, TH_ERR_INVALID);
+    CHECK(q == NULL);
     /* and all agree again */
     CHECK_INT_EQ(th_f32_gatherv_to(d, o, t, counts, p, p - 1), 0);
     th_f32_release(x);
