@@ -2,12 +2,12 @@
  * 1 KiB to DIST_MAX_MIB (default 256) MiB of float32 (run by bench/dist_run.sh under mpirun, which sets the
  * torch.distributed gloo figures of bench/dist_torch.py beside these).
  *
- * Per size the two alternate, round after round (a round is enough calls to last about 20 ms), for about
- * DIST_SECONDS (default 0.5) per size, and each reports the median time of one call over its rounds: what
- * drifts on a shared machine drifts for both. A third column times the same all_reduce on a strided view:
- * every other column of a row-major matrix of twice the elements (x[:, ::2], rows of 128 floats viewed as 64;
- * packed, reduced, unpacked). Bandwidths as nccl-tests reports
- * them: algbw = bytes / time, busbw = algbw * 2 (n - 1) / n for an all_reduce on n ranks. Rank 0 prints. */
+ * Per size the columns alternate, round after round (a round is enough calls to last about 20 ms; their order
+ * rotates from round to round), for about DIST_SECONDS (default 0.5) per size, and each reports the median time
+ * of one call over its rounds: what drifts on a shared machine drifts for all. A third column times the same
+ * all_reduce on a strided view: every other column of a row-major matrix of twice the elements (x[:, ::2],
+ * rows of 128 floats viewed as 64; packed, reduced, unpacked). Bandwidths as nccl-tests reports them:
+ * algbw = bytes / time, busbw = algbw * 2 (n - 1) / n for an all_reduce on n ranks. Rank 0 prints. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,7 +60,9 @@ int main(int argc, char **argv)
         if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
         static double times[KINDS][MAX_ROUNDS];
         for (int r = 0; r < rounds; r++) {
-            for (int k = 0; k < KINDS; k++) {
+            for (int j = 0; j < KINDS; j++) {
+                int k = (j + r) % KINDS; /* each column first in a third of the rounds: none always follows the
+                                          * strided one's sweep over twice the memory */
                 MPI_Barrier(comm);
                 double s = MPI_Wtime();
                 for (int i = 0; i < calls; i++) {

@@ -13,6 +13,7 @@
 #   DIST_SECONDS      seconds per size, column and run (default 0.5)
 #   DIST_MAX_MIB      the largest size in MiB (default 256; sizes double from 1 KiB)
 #   DIST_REPEATS      runs of each of the two benches (default 3)
+#   TH_DIST_TIMEOUT   seconds before one run is cut (default 3600)
 #   DIST_TORCH        the python that has torch with gloo (default /usr/bin/python3; "none" leaves gloo out)
 #   MPICC, MPIRUN     default mpicc, mpirun
 set -u
@@ -29,6 +30,9 @@ if [ "$py" != none ] && ! "$py" -c 'import torch.distributed as d; assert d.is_g
     echo "dist_run.sh: $py has no torch with gloo: the gloo column is left out"; py=none
 fi
 export MPIRUN=${MPIRUN:-mpirun}
+# mpirun.sh cuts a run at TH_DIST_TIMEOUT (300 s for the tests): a whole bench run on a loaded machine takes
+# longer (4 ranks at 128 MiB did not end within 300 s on the shared 2-core VM).
+export TH_DIST_TIMEOUT=${TH_DIST_TIMEOUT:-3600}
 port=$((29500 + $$ % 400))
 for n in ${DIST_RANKS:-2}; do
     rm -f "$build"/dist_th_"$n"_*.txt "$build"/dist_gloo_"$n"_*.txt

@@ -107,8 +107,8 @@ int th_dist_barrier(th_dist_comm *c);
  * th_f32_broadcast_async(c, t, root, &req) and th_f32_all_gather_async(c, out, t, &req) start the collective
  * (MPI_Iallreduce / MPI_Ireduce / MPI_Ibcast / MPI_Iallgather) and return at once with a request; its tensors
  * must not be read or written until th_dist_wait(req) returns, or th_dist_test(req, &done) says done. The
- * request holds a reference to each (th_tensor_retain) until then, so the caller may release its own; a non-contiguous t is
- * unpacked, and an AVG divided, at completion. c must outlive the request. In the debug mode the signature
+ * request holds a reference to each (th_tensor_retain) until then, so the caller may release its own; a
+ * non-contiguous result is unpacked, and an AVG divided, at completion. c must outlive the request. In the debug mode the signature
  * check runs (blocking) when the collective starts. */
 typedef struct th_dist_request th_dist_request;
 /* Completes req (blocking) and returns the collective's status; again after completion, the same status. */
