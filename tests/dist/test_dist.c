@@ -1,7 +1,8 @@
 /* tests/dist/test_dist.c: every collective of dist/ x every dtype x a contiguous and a strided tensor, against
  * the same collective done with raw MPI on plain C arrays (Open MPI is the peer), on the communicator as made,
  * with every MPI call cut to 3 elements (TH_DIST_MAX_COUNT: the pieces and derived types of more than INT_MAX
- * elements) and in the debug mode; then every error path. Run under mpirun with 2, 3 and 4 ranks (meson.build). */
+ * elements) and in the debug mode; gatherv_to, scatterv_from and all_gather_list against a reference computed on
+ * the checking rank; then every error path. Run under mpirun with 2, 3 and 4 ranks (meson.build). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "th_dist.h"
 
