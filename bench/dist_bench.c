@@ -1,11 +1,13 @@
 /* bench/dist_bench.c: th_f32_all_reduce (TH_REDUCE_SUM, in place) against MPI_Allreduce on the same buffer, from
- * 1 KiB to 64 MiB of float32 (run by bench/dist_run.sh under mpirun).
+ * 1 KiB to DIST_MAX_MIB (default 256) MiB of float32 (run by bench/dist_run.sh under mpirun, which sets the
+ * torch.distributed gloo figures of bench/dist_torch.py beside these).
  *
- * Per size the two alternate, round after round (a round is enough calls to last about 20 ms), for about
- * DIST_SECONDS (default 0.5) per size, and each reports the median time of one call over its rounds: what
- * drifts on a shared machine drifts for both. A third column times the same all_reduce on a strided view
- * (every other element of a buffer twice the size: packed, reduced, unpacked). Bandwidths as nccl-tests reports
- * them: algbw = bytes / time, busbw = algbw * 2 (n - 1) / n for an all_reduce on n ranks. Rank 0 prints. */
+ * Per size the columns alternate, round after round (a round is enough calls to last about 20 ms; their order
+ * rotates from round to round), for about DIST_SECONDS (default 0.5) per size, and each reports the median time
+ * of one call over its rounds: what drifts on a shared machine drifts for all. A third column times the same
+ * all_reduce on a strided view: every other column of a row-major matrix of twice the elements (x[:, ::2],
+ * rows of 128 floats viewed as 64; packed, reduced, unpacked). Bandwidths as nccl-tests reports them:
+ * algbw = bytes / time, busbw = algbw * 2 (n - 1) / n for an all_reduce on n ranks. Rank 0 prints. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,17 +34,20 @@ int main(int argc, char **argv)
     int rank = th_dist_rank(c), n = th_dist_size(c);
     const char *env = getenv("DIST_SECONDS");
     double seconds = env ? atof(env) : 0.5;
+    const char *max_env = getenv("DIST_MAX_MIB");
+    int64_t max_bytes = (int64_t)(max_env ? atoi(max_env) : 256) << 20;
     if (rank == 0) {
         printf("all_reduce sum, float32, in place, %d ranks; median us per call\n", n);
-        printf("%10s %12s %12s %8s %12s %10s %10s\n", "bytes", "MPI_Allreduce", "th_f32", "ratio",
-               "th strided", "algbw GB/s", "busbw GB/s");
+        printf("%10s %12s %12s %8s %12s %8s %10s %10s\n", "bytes", "MPI_Allreduce", "th_f32", "th/MPI",
+               "th strided", "str/th", "algbw GB/s", "busbw GB/s");
     }
-    for (int64_t bytes = 1024; bytes <= 64 << 20; bytes *= 2) {
+    for (int64_t bytes = 1024; bytes <= max_bytes; bytes *= 2) {
         int64_t count = bytes / 4;
         th_f32_tensor *t = th_f32_zeros(1, &count);
-        int64_t twice = 2 * count;
-        th_f32_tensor *wide = th_f32_zeros(1, &twice);
-        th_f32_tensor *view = th_f32_as_strided(wide, 1, &count, (int64_t[]){2}, 0);
+        /* every other column of a (count / 64) x 128 matrix: a (count / 64) x 64 view of strides (128, 2) */
+        int64_t rows = count / 64;
+        th_f32_tensor *wide = th_f32_zeros(2, (int64_t[]){rows, 128});
+        th_f32_tensor *view = th_f32_as_strided(wide, 2, (int64_t[]){rows, 64}, (int64_t[]){128, 2}, 0);
         float *raw = th_f32_data(t);
         /* calls per round: about 20 ms, agreed on by all ranks (rank 0's estimate) */
         double t0 = MPI_Wtime();
@@ -55,7 +60,9 @@ int main(int argc, char **argv)
         if (rounds > MAX_ROUNDS) rounds = MAX_ROUNDS;
         static double times[KINDS][MAX_ROUNDS];
         for (int r = 0; r < rounds; r++) {
-            for (int k = 0; k < KINDS; k++) {
+            for (int j = 0; j < KINDS; j++) {
+                int k = (j + r) % KINDS; /* each column first in a third of the rounds: none always follows the
+                                          * strided one's sweep over twice the memory */
                 MPI_Barrier(comm);
                 double s = MPI_Wtime();
                 for (int i = 0; i < calls; i++) {
@@ -79,8 +86,9 @@ int main(int argc, char **argv)
                 med[k] = times[k][rounds / 2];
             }
             double algbw = (double)bytes / med[TH] / 1e9;
-            printf("%10lld %12.1f %12.1f %8.3f %12.1f %10.2f %10.2f\n", (long long)bytes, med[RAW] * 1e6,
-                   med[TH] * 1e6, med[TH] / med[RAW], med[STRIDED] * 1e6, algbw, algbw * 2.0 * (n - 1) / n);
+            printf("%10lld %12.1f %12.1f %8.3f %12.1f %8.3f %10.2f %10.2f\n", (long long)bytes, med[RAW] * 1e6,
+                   med[TH] * 1e6, med[TH] / med[RAW], med[STRIDED] * 1e6, med[STRIDED] / med[TH], algbw,
+                   algbw * 2.0 * (n - 1) / n);
             fflush(stdout);
         }
         th_f32_release(view);

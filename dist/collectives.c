@@ -25,10 +25,14 @@ enum {
     TH__DIST_SCATTER,
     TH__DIST_REDUCE_SCATTER,
     TH__DIST_ALL_TO_ALL,
-    TH__DIST_BARRIER
+    TH__DIST_BARRIER,
+    TH__DIST_GATHERV,
+    TH__DIST_SCATTERV,
+    TH__DIST_ALL_GATHER_LIST,
+    TH__DIST_LAST = TH__DIST_ALL_GATHER_LIST
 };
 static const char *const th__dist_coll_names[] = {"?", "all_reduce", "reduce", "broadcast", "all_gather",
-    "gather", "scatter", "reduce_scatter", "all_to_all", "barrier"};
+    "gather", "scatter", "reduce_scatter", "all_to_all", "barrier", "gatherv", "scatterv", "all_gather_list"};
 
 const char *th_reduce_op_name(th_reduce_op op)
 {
@@ -176,16 +180,17 @@ bool th_dist_debug(const th_dist_comm *c) { return c && c->debug; }
 
 /* ---- the debug mode: one allgather of every rank's signature --------------------------------------------- */
 
-enum { TH__DIST_SIG = 6 };
+enum { TH__DIST_SIG = 7 };
 
 /* Every rank passes what it is about to do and whether its own checks passed (status). Returns status when
  * that failed here (its message stays), else an error when another rank failed or called something else,
- * the same on every rank; 0 when all agree. Without the debug mode: status. */
-static int th__dist_agree(const char *fn, th_dist_comm *c, int coll, th_dtype dtype, int64_t count, int root,
-                          th_reduce_op op, int status)
+ * the same on every rank; 0 when all agree. Without the debug mode: status. counts: a digest of the per-rank
+ * counts of gatherv and scatterv (0 for the others), which every rank must pass alike. */
+static int th__dist_agree_counts(const char *fn, th_dist_comm *c, int coll, th_dtype dtype, int64_t count, int root,
+                                 th_reduce_op op, int status, int64_t counts)
 {
     if (!c->debug) return status;
-    int64_t mine[TH__DIST_SIG] = {coll, (int64_t)dtype, count, root, (int64_t)op, status};
+    int64_t mine[TH__DIST_SIG] = {coll, (int64_t)dtype, count, root, (int64_t)op, status, counts};
     int64_t *all = malloc(sizeof(int64_t) * TH__DIST_SIG * (size_t)c->size);
     if (!all) return status ? status : th_set_error(TH_ERR_NOMEM, fn, "no memory for the debug signatures");
     int rc = MPI_Allgather(mine, TH__DIST_SIG, MPI_INT64_T, all, TH__DIST_SIG, MPI_INT64_T, c->comm);
@@ -205,8 +210,13 @@ static int th__dist_agree(const char *fn, th_dist_comm *c, int coll, th_dtype dt
     }
     for (int r = 0; r < c->size && !st; r++) {
         const int64_t *s = all + (size_t)r * TH__DIST_SIG;
-        if (s[0] == mine[0] && s[1] == mine[1] && s[2] == mine[2] && s[3] == mine[3] && s[4] == mine[4]) continue;
-        int a = s[0] >= 1 && s[0] <= TH__DIST_BARRIER ? (int)s[0] : 0;
+        if (s[0] == mine[0] && s[1] == mine[1] && s[2] == mine[2] && s[3] == mine[3] && s[4] == mine[4]) {
+            if (s[6] != mine[6])
+                st = th_set_error(TH_ERR_SHAPE, fn, "rank %d passed other counts than rank %d's to %s (TH_DIST_DEBUG)",
+                                  r, c->rank, th__dist_coll_names[coll]);
+            continue;
+        }
+        int a = s[0] >= 1 && s[0] <= TH__DIST_LAST ? (int)s[0] : 0;
         th_status why = s[0] != mine[0] || s[3] != mine[3] || s[4] != mine[4] ? TH_ERR_INVALID
                         : s[1] != mine[1] ? TH_ERR_DTYPE : TH_ERR_SHAPE;
         st = th_set_error(why, fn,
@@ -218,6 +228,12 @@ static int th__dist_agree(const char *fn, th_dist_comm *c, int coll, th_dtype dt
     }
     free(all);
     return st;
+}
+
+static int th__dist_agree(const char *fn, th_dist_comm *c, int coll, th_dtype dtype, int64_t count, int root,
+                          th_reduce_op op, int status)
+{
+    return th__dist_agree_counts(fn, c, coll, dtype, count, root, op, status, 0);
 }
 
 /* ---- contiguous buffers over tensors of any strides ------------------------------------------------------ */
@@ -492,13 +508,16 @@ done:;
     return st ? st : st2;
 }
 
-/* ---- non-blocking all_reduce and broadcast ---------------------------------------------------------------- */
+/* ---- non-blocking all_reduce, reduce, broadcast and all_gather ---------------------------------------------------------------- */
 
 struct th_dist_request {
     const char *fn;
     th_dist_comm *c;
     th_dtype d;
     th__dist_buf b;     /* the tensor (retained) and its contiguous elements */
+    th__dist_buf bo;    /* all_gather's out (retained; b is its t, only read), else nothing */
+    MPI_Datatype type;  /* all_gather's derived block type, freed at the end when own_type */
+    bool own_type;
     void *work;         /* the reduction's work buffer (b.data, or float32 for float16 and bfloat16) */
     th__dist_red r;
     bool reduction;
@@ -513,10 +532,16 @@ struct th_dist_request {
 static int th__dist_request_finish(th_dist_request *q, int st)
 {
     if (q->finished) return q->status;
-    if (q->reduction) th__dist_finish(q->d, &q->r, q->b.data, q->work, q->b.n, q->c->size, st == TH_OK);
-    th_tensor *t = q->b.t;
+    if (q->reduction)
+        th__dist_finish(q->d, &q->r, q->b.data, q->work, q->b.n, q->c->size, st == TH_OK && q->write_back);
+    th_tensor *t = q->b.t, *o = q->bo.t;
     int st2 = th__dist_close(q->fn, &q->b, q->write_back && st == TH_OK);
+    int st3 = th__dist_close(q->fn, &q->bo, st == TH_OK);
+    if (!st2) st2 = st3;
     th_tensor_release(t);
+    th_tensor_release(o);
+    if (q->own_type) MPI_Type_free(&q->type);
+    q->own_type = false;
     free(q->reqs);
     q->reqs = NULL;
     q->finished = true;
@@ -524,9 +549,11 @@ static int th__dist_request_finish(th_dist_request *q, int st)
     return q->status;
 }
 
-static int th__dist_async(const char *fn, th_dist_comm *c, th_tensor *t, bool reduction, th_reduce_op op, int root,
+/* coll: TH__DIST_ALL_REDUCE, TH__DIST_REDUCE (the result on root only) or TH__DIST_BROADCAST. */
+static int th__dist_async(const char *fn, th_dist_comm *c, th_tensor *t, int coll, th_reduce_op op, int root,
                           th_dist_request **out)
 {
+    bool reduction = coll != TH__DIST_BROADCAST;
     if (!out) return th_set_error(TH_ERR_INVALID, fn, "req is NULL");
     *out = NULL;
     int st = th__dist_comm_ok(fn, c);
@@ -537,13 +564,13 @@ static int th__dist_async(const char *fn, th_dist_comm *c, th_tensor *t, bool re
     q->c = c;
     q->d = th_tensor_dtype(t);
     q->reduction = reduction;
-    q->write_back = reduction || c->rank != root;
-    if (!reduction) st = th__dist_root_ok(fn, c, root, "root");
+    q->write_back = coll == TH__DIST_ALL_REDUCE ? true : coll == TH__DIST_REDUCE ? c->rank == root : c->rank != root;
+    if (coll != TH__DIST_ALL_REDUCE) st = th__dist_root_ok(fn, c, root, "root");
     if (!st && !t) st = th_set_error(TH_ERR_INVALID, fn, "t is NULL");
     if (!st && reduction) st = th__dist_reduction(fn, q->d, op, &q->r);
     if (!st) st = th__dist_open(fn, "t", t, !reduction ? c->rank == root : true, q->write_back, &q->b);
-    st = th__dist_agree(fn, c, reduction ? TH__DIST_ALL_REDUCE : TH__DIST_BROADCAST, q->d, th_tensor_numel(t),
-                        reduction ? 0 : root, reduction ? op : TH_REDUCE_SUM, st);
+    st = th__dist_agree(fn, c, coll, q->d, th_tensor_numel(t), coll == TH__DIST_ALL_REDUCE ? 0 : root,
+                        reduction ? op : TH_REDUCE_SUM, st);
     if (!st) st = reduction ? th__dist_widen(fn, q->d, &q->r, q->b.data, q->b.n, &q->work) : TH_OK;
     if (st) {
         th__dist_close(fn, &q->b, false);
@@ -560,11 +587,15 @@ static int th__dist_async(const char *fn, th_dist_comm *c, th_tensor *t, bool re
     for (int64_t i = 0; i < pieces && !st; i++) {
         int64_t off = i * c->max_count;
         int len = (int)(q->b.n - off < c->max_count ? q->b.n - off : c->max_count);
-        int rc = reduction ? MPI_Iallreduce(MPI_IN_PLACE, base + off * (int64_t)esz, len, type, q->r.op, c->comm,
-                                            &q->reqs[i])
-                           : MPI_Ibcast(base + off * (int64_t)esz, len, type, root, c->comm, &q->reqs[i]);
+        char *at = base + off * (int64_t)esz;
+        int rc = coll == TH__DIST_ALL_REDUCE
+                     ? MPI_Iallreduce(MPI_IN_PLACE, at, len, type, q->r.op, c->comm, &q->reqs[i])
+                 : coll == TH__DIST_BROADCAST ? MPI_Ibcast(at, len, type, root, c->comm, &q->reqs[i])
+                 : c->rank == root ? MPI_Ireduce(MPI_IN_PLACE, at, len, type, q->r.op, root, c->comm, &q->reqs[i])
+                                   : MPI_Ireduce(at, NULL, len, type, q->r.op, root, c->comm, &q->reqs[i]);
         if (rc != MPI_SUCCESS) {
-            st = th__dist_mpi_fail(fn, reduction ? "MPI_Iallreduce" : "MPI_Ibcast", rc);
+            st = th__dist_mpi_fail(fn, coll == TH__DIST_ALL_REDUCE ? "MPI_Iallreduce"
+                                       : coll == TH__DIST_BROADCAST ? "MPI_Ibcast" : "MPI_Ireduce", rc);
             break;
         }
         q->nreq++;
@@ -577,6 +608,61 @@ static int th__dist_async(const char *fn, th_dist_comm *c, th_tensor *t, bool re
         return st;
     }
     *out = q;
+    return TH_OK;
+}
+
+/* (in the gather family below) */
+static int th__dist_block(const char *fn, const th_dist_comm *c, MPI_Datatype base, size_t esz, int64_t n,
+                          MPI_Datatype *type, int *count);
+static int th__dist_count_is(const char *fn, const char *name, const th_tensor *t, int64_t want, const char *why);
+
+/* all_gather, non-blocking: one MPI_Iallgather, t and out retained until the end. */
+static int th__dist_all_gather_async(const char *fn, th_dist_comm *c, th_tensor *out, const th_tensor *t,
+                                     th_dist_request **req)
+{
+    if (!req) return th_set_error(TH_ERR_INVALID, fn, "req is NULL");
+    *req = NULL;
+    int st = th__dist_comm_ok(fn, c);
+    if (st) return st;
+    th_dist_request *q = calloc(1, sizeof *q);
+    if (!q) return th_set_error(TH_ERR_NOMEM, fn, "no memory for the request");
+    q->fn = fn;
+    q->c = c;
+    q->d = th_tensor_dtype(t);
+    int64_t k = th_tensor_numel(t);
+    if (!t) st = th_set_error(TH_ERR_INVALID, fn, "t is NULL");
+    else if (!out) st = th_set_error(TH_ERR_INVALID, fn, "out is NULL");
+    else st = th__dist_count_is(fn, "out", out, k * c->size, "the number of ranks times t's");
+    if (!st) st = th__dist_open(fn, "t", t, true, false, &q->b);
+    if (!st) st = th__dist_open(fn, "out", out, false, true, &q->bo);
+    st = th__dist_agree(fn, c, TH__DIST_ALL_GATHER, q->d, k, 0, TH_REDUCE_SUM, st);
+    MPI_Datatype base = th__dist_type(q->d), type = base;
+    int count = 0;
+    if (!st) st = th__dist_block(fn, c, base, q->b.esz, k, &type, &count);
+    if (st) {
+        th__dist_close(fn, &q->b, false);
+        th__dist_close(fn, &q->bo, false);
+        free(q);
+        return st;
+    }
+    q->type = type;
+    q->own_type = type != base;
+    th_tensor_retain(q->b.t); /* both kept alive until the request completes */
+    th_tensor_retain(q->bo.t);
+    q->reqs = malloc(sizeof(MPI_Request));
+    if (!q->reqs) {
+        st = th_set_error(TH_ERR_NOMEM, fn, "no memory for the MPI request");
+    } else {
+        int rc = MPI_Iallgather(q->b.data, count, type, q->bo.data, count, type, c->comm, &q->reqs[0]);
+        if (rc != MPI_SUCCESS) st = th__dist_mpi_fail(fn, "MPI_Iallgather", rc);
+        else q->nreq = 1;
+    }
+    if (st) {
+        th__dist_request_finish(q, st);
+        free(q);
+        return st;
+    }
+    *req = q;
     return TH_OK;
 }
 
@@ -762,6 +848,200 @@ done:
     th__dist_close(fn, &bt, false);
     int st2 = th__dist_close(fn, &bo, use_out && !st);
     return st ? st : st2;
+}
+
+/* ---- uneven gather and scatter along dim 0, all_gather into a list ------------------------------------------- */
+
+/* The rows of t along dim 0 (a 0-d tensor is one row of one element) and the elements of one row. */
+static void th__dist_rows(const th_tensor *t, int64_t *rows, int64_t *row)
+{
+    int nd = th_tensor_ndim(t);
+    const int64_t *sizes = th_tensor_sizes(t);
+    int64_t r = 1;
+    for (int i = 1; i < nd; i++) r *= sizes[i];
+    *rows = nd ? sizes[0] : 1;
+    *row = r;
+}
+
+/* counts: ncounts (the number of ranks) counts of rows, none negative; their sum and a digest of them (for the
+ * debug mode's signature). */
+static int th__dist_counts_ok(const char *fn, const th_dist_comm *c, const int64_t *counts, int ncounts,
+                              int64_t *total, int64_t *digest)
+{
+    if (!counts) return th_set_error(TH_ERR_INVALID, fn, "counts is NULL (one count of rows per rank)");
+    if (ncounts != c->size)
+        return th_set_error(TH_ERR_INVALID, fn, "ncounts is %d, not the %d ranks of the communicator", ncounts,
+                            c->size);
+    int64_t sum = 0;
+    uint64_t h = 1469598103934665603u; /* FNV-1a over the counts */
+    for (int r = 0; r < ncounts; r++) {
+        if (counts[r] < 0) return th_set_error(TH_ERR_RANGE, fn, "counts[%d] is %lld, negative", r, (long long)counts[r]);
+        if (counts[r] > INT64_MAX - sum)
+            return th_set_error(TH_ERR_OVERFLOW, fn, "the counts add up past INT64_MAX (at counts[%d] = %lld)", r,
+                                (long long)counts[r]);
+        sum += counts[r];
+        h = (h ^ (uint64_t)counts[r]) * 1099511628211u;
+    }
+    *total = sum;
+    *digest = (int64_t)(h >> 1);
+    return TH_OK;
+}
+
+/* gatherv (every rank's t, counts[rank] rows, concatenated along dim 0 into root's out) and scatterv (the rows of
+ * root's t, split by counts, into every rank's out). */
+static int th__dist_v(const char *fn, int coll, th_dist_comm *c, th_tensor *out, const th_tensor *t,
+                      const int64_t *counts, int ncounts, int root)
+{
+    int st = th__dist_comm_ok(fn, c);
+    if (st) return st;
+    int p = c->size;
+    bool gather = coll == TH__DIST_GATHERV, is_root = c->rank == root;
+    /* part: this rank's share (t of gatherv, out of scatterv); whole: root's concatenation */
+    const th_tensor *part = gather ? t : out, *whole = gather ? out : t;
+    const char *part_name = gather ? "t" : "out", *whole_name = gather ? "out" : "t";
+    th_dtype d = th_tensor_dtype(part);
+    th__dist_buf bt = {0}, bo = {0};
+    int64_t total = 0, digest = 0, rows = 0, row = 0;
+    st = th__dist_root_ok(fn, c, root, "root");
+    if (!st) st = th__dist_counts_ok(fn, c, counts, ncounts, &total, &digest);
+    if (!st && !part) st = th_set_error(TH_ERR_INVALID, fn, "%s is NULL", part_name);
+    if (!st && is_root && !whole) st = th_set_error(TH_ERR_INVALID, fn, "%s is NULL on the root", whole_name);
+    if (!st) {
+        th__dist_rows(part, &rows, &row);
+        if (rows != counts[c->rank])
+            st = th_set_error(TH_ERR_SHAPE, fn, "%s has %lld rows along dim 0, not counts[%d] = %lld", part_name,
+                              (long long)rows, c->rank, (long long)counts[c->rank]);
+    }
+    if (!st && is_root) {
+        int64_t wrows, wrow;
+        th__dist_rows(whole, &wrows, &wrow);
+        if (wrows != total)
+            st = th_set_error(TH_ERR_SHAPE, fn, "%s has %lld rows along dim 0, not %lld (the sum of counts)",
+                              whole_name, (long long)wrows, (long long)total);
+        else if (wrow != row)
+            st = th_set_error(TH_ERR_SHAPE, fn, "%s has rows of %lld elements where %s's have %lld", whole_name,
+                              (long long)wrow, part_name, (long long)row);
+    }
+    /* The unit MPI counts in: one element while every count and offset in elements fits one call, else one row
+     * (a derived type), the counts in rows. */
+    bool by_row = row > 0 && total > c->max_count / row;
+    if (!st && by_row && total > INT_MAX)
+        st = th_set_error(TH_ERR_OVERFLOW, fn, "%lld rows in all are more than one MPI call takes (INT_MAX)",
+                          (long long)total);
+    if (!st && (gather || is_root)) st = th__dist_open(fn, "t", t, true, false, &bt);
+    if (!st && (!gather || is_root)) st = th__dist_open(fn, "out", out, false, true, &bo);
+    st = th__dist_agree_counts(fn, c, coll, d, row, root, TH_REDUCE_SUM, st, digest);
+    if (st) {
+        th__dist_close(fn, &bt, false);
+        th__dist_close(fn, &bo, false);
+        return st;
+    }
+    MPI_Datatype base = th__dist_type(d), unit = base;
+    int64_t scale = row;
+    int *cnts = malloc(sizeof(int) * 2 * (size_t)p), *displs = cnts ? cnts + p : NULL;
+    if (!cnts) {
+        st = th_set_error(TH_ERR_NOMEM, fn, "no memory for %d counts", p);
+        goto done;
+    }
+    if (by_row) {
+        int one = 0;
+        if (row <= c->max_count) {
+            TH__DIST_MPI(fn, MPI_Type_contiguous, ((int)row, base, &unit));
+            TH__DIST_MPI(fn, MPI_Type_commit, (&unit));
+        } else {
+            st = th__dist_block(fn, c, base, th_dtype_info(d)->size, row, &unit, &one);
+            if (st) goto done;
+        }
+        scale = 1;
+    }
+    for (int r = 0, off = 0; r < p; r++) {
+        cnts[r] = (int)(counts[r] * scale);
+        displs[r] = off;
+        off += cnts[r];
+    }
+    if (gather) {
+        TH__DIST_MPI(fn, MPI_Gatherv, (bt.data, cnts[c->rank], unit, bo.data, cnts, displs, unit, root, c->comm));
+    } else {
+        TH__DIST_MPI(fn, MPI_Scatterv, (bt.data, cnts, displs, unit, bo.data, cnts[c->rank], unit, root, c->comm));
+    }
+done:
+    if (unit != base && unit != MPI_DATATYPE_NULL) MPI_Type_free(&unit);
+    free(cnts);
+    th__dist_close(fn, &bt, false);
+    int st2 = th__dist_close(fn, &bo, bo.t && !st);
+    return st ? st : st2;
+}
+
+static int th__dist_gatherv(const char *fn, th_dist_comm *c, th_tensor *out, const th_tensor *t,
+                            const int64_t *counts, int ncounts, int root)
+{
+    return th__dist_v(fn, TH__DIST_GATHERV, c, out, t, counts, ncounts, root);
+}
+
+static int th__dist_scatterv(const char *fn, th_dist_comm *c, th_tensor *out, const th_tensor *t,
+                             const int64_t *counts, int ncounts, int root)
+{
+    return th__dist_v(fn, TH__DIST_SCATTERV, c, out, t, counts, ncounts, root);
+}
+
+/* The typed front door's check of a list: outs[i] of another dtype than want. */
+static bool th__dist_wrong_dtype_list(const char *fn, const th_tensor *const *outs, int n, th_dtype want)
+{
+    for (int i = 0; outs && i < n; i++) {
+        th_dtype have = th_tensor_dtype(outs[i]);
+        if (outs[i] && have != want) {
+            th_set_error(TH_ERR_DTYPE, fn, "outs[%d] is %s, not %s", i, th_dtype_name(have), th_dtype_name(want));
+            return true;
+        }
+    }
+    return false;
+}
+
+/* all_gather into nouts (the number of ranks) tensors of numel(t) elements each: one MPI_Allgather into a
+ * contiguous buffer, then each block copied into its tensor (of any shape and strides). */
+static int th__dist_all_gather_list(const char *fn, th_dist_comm *c, th_tensor *const *outs, int nouts,
+                                    const th_tensor *t)
+{
+    int st = th__dist_comm_ok(fn, c);
+    if (st) return st;
+    int p = c->size;
+    th_dtype d = th_tensor_dtype(t);
+    int64_t k = th_tensor_numel(t);
+    th__dist_buf bt = {0};
+    char *all = NULL;
+    if (!outs) st = th_set_error(TH_ERR_INVALID, fn, "outs is NULL");
+    else if (nouts != p) st = th_set_error(TH_ERR_INVALID, fn, "nouts is %d, not the %d ranks of the communicator", nouts, p);
+    else if (!t) st = th_set_error(TH_ERR_INVALID, fn, "t is NULL");
+    for (int r = 0; r < p && !st; r++) {
+        char name[32];
+        snprintf(name, sizeof name, "outs[%d]", r);
+        if (!outs[r]) st = th_set_error(TH_ERR_INVALID, fn, "%s is NULL", name);
+        else if (th_storage_is_read_only(th_tensor_storage(outs[r])))
+            st = th_set_error(TH_ERR_READ_ONLY, fn, "%s is read-only", name);
+        else st = th__dist_count_is(fn, name, outs[r], k, "t's");
+    }
+    if (!st) st = th__dist_open(fn, "t", t, true, false, &bt);
+    if (!st && k > 0 && !(all = malloc((size_t)p * (size_t)k * bt.esz)))
+        st = th_set_error(TH_ERR_NOMEM, fn, "no memory for the %d gathered blocks of %lld elements", p, (long long)k);
+    st = th__dist_agree(fn, c, TH__DIST_ALL_GATHER_LIST, d, k, 0, TH_REDUCE_SUM, st);
+    MPI_Datatype base = th__dist_type(d), type = base;
+    int count = 0;
+    if (st) goto done;
+    st = th__dist_block(fn, c, base, bt.esz, k, &type, &count);
+    if (st) goto done;
+    TH__DIST_MPI(fn, MPI_Allgather, (bt.data, count, type, all, count, type, c->comm));
+    for (int r = 0; r < p && k > 0 && !st; r++) {
+        th_tensor *block = NULL;
+        st = th__dist_wrap(fn, outs[r], all + (size_t)r * (size_t)k * bt.esz, &block);
+        if (!st && th_tensor_copy(outs[r], block) != TH_OK)
+            st = th_set_error(th_last_status(), fn, "could not copy block %d into outs[%d]: %s", r, r, th_last_error());
+        th_tensor_release(block);
+    }
+done:
+    if (type != base) MPI_Type_free(&type);
+    free(all);
+    th__dist_close(fn, &bt, false);
+    return st;
 }
 
 /* ---- point to point -------------------------------------------------------------------------------------------- */

@@ -19,9 +19,22 @@ int TH_DT_PASTE(th_, _reduce_scatter)(th_dist_comm *c, TH_NAME(tensor) *out, con
 int TH_DT_PASTE(th_, _all_to_all)(th_dist_comm *c, TH_NAME(tensor) *out, const TH_NAME(tensor) *t);
 int TH_DT_PASTE(th_, _send)(th_dist_comm *c, const TH_NAME(tensor) *t, int dst, int tag);
 int TH_DT_PASTE(th_, _recv)(th_dist_comm *c, TH_NAME(tensor) *t, int src, int tag);
+/* Uneven gather and scatter along dim 0 (MPI_Gatherv / MPI_Scatterv): counts holds ncounts (the number of ranks)
+ * counts of rows, the same on every rank; a 0-d tensor is one row. all_gather into a list: outs holds nouts
+ * (the number of ranks) tensors of t's element count, any shapes and strides. */
+int TH_DT_PASTE(th_, _gatherv_to)(th_dist_comm *c, TH_NAME(tensor) *out, const TH_NAME(tensor) *t,
+                                  const int64_t *counts, int ncounts, int root);
+int TH_DT_PASTE(th_, _scatterv_from)(th_dist_comm *c, TH_NAME(tensor) *out, const TH_NAME(tensor) *t,
+                                     const int64_t *counts, int ncounts, int root);
+int TH_DT_PASTE(th_, _all_gather_list)(th_dist_comm *c, TH_NAME(tensor) *const *outs, int nouts,
+                                       const TH_NAME(tensor) *t);
 /* Non-blocking: start, then th_dist_wait (or th_dist_test) before reading t; *req is NULL on error. */
 int TH_DT_PASTE(th_, _all_reduce_async)(th_dist_comm *c, TH_NAME(tensor) *t, th_reduce_op op, th_dist_request **req);
 int TH_DT_PASTE(th_, _broadcast_async)(th_dist_comm *c, TH_NAME(tensor) *t, int root, th_dist_request **req);
+int TH_DT_PASTE(th_, _reduce_async)(th_dist_comm *c, TH_NAME(tensor) *t, th_reduce_op op, int root,
+                                    th_dist_request **req);
+int TH_DT_PASTE(th_, _all_gather_async)(th_dist_comm *c, TH_NAME(tensor) *out, const TH_NAME(tensor) *t,
+                                        th_dist_request **req);
 
 #else
 
@@ -87,6 +100,30 @@ int TH_DT_PASTE(th_, _all_to_all)(th_dist_comm *c, TH_NAME(tensor) *out, const T
                                   TH_REDUCE_SUM, 0);
 }
 
+int TH_DT_PASTE(th_, _gatherv_to)(th_dist_comm *c, TH_NAME(tensor) *out, const TH_NAME(tensor) *t,
+                                  const int64_t *counts, int ncounts, int root)
+{
+    TH__DIST_CHECK(out);
+    TH__DIST_CHECK(t);
+    return th__dist_gatherv(__func__, c, (th_tensor *)out, (const th_tensor *)t, counts, ncounts, root);
+}
+
+int TH_DT_PASTE(th_, _scatterv_from)(th_dist_comm *c, TH_NAME(tensor) *out, const TH_NAME(tensor) *t,
+                                     const int64_t *counts, int ncounts, int root)
+{
+    TH__DIST_CHECK(out);
+    TH__DIST_CHECK(t);
+    return th__dist_scatterv(__func__, c, (th_tensor *)out, (const th_tensor *)t, counts, ncounts, root);
+}
+
+int TH_DT_PASTE(th_, _all_gather_list)(th_dist_comm *c, TH_NAME(tensor) *const *outs, int nouts,
+                                       const TH_NAME(tensor) *t)
+{
+    if (th__dist_wrong_dtype_list(__func__, (const th_tensor *const *)outs, nouts, TH_DT_ENUM)) return TH_ERR_DTYPE;
+    TH__DIST_CHECK(t);
+    return th__dist_all_gather_list(__func__, c, (th_tensor *const *)outs, nouts, (const th_tensor *)t);
+}
+
 int TH_DT_PASTE(th_, _send)(th_dist_comm *c, const TH_NAME(tensor) *t, int dst, int tag)
 {
     TH__DIST_CHECK(t);
@@ -103,14 +140,31 @@ int TH_DT_PASTE(th_, _all_reduce_async)(th_dist_comm *c, TH_NAME(tensor) *t, th_
 {
     if (req) *req = NULL;
     TH__DIST_CHECK(t);
-    return th__dist_async(__func__, c, (th_tensor *)t, true, op, 0, req);
+    return th__dist_async(__func__, c, (th_tensor *)t, TH__DIST_ALL_REDUCE, op, 0, req);
 }
 
 int TH_DT_PASTE(th_, _broadcast_async)(th_dist_comm *c, TH_NAME(tensor) *t, int root, th_dist_request **req)
 {
     if (req) *req = NULL;
     TH__DIST_CHECK(t);
-    return th__dist_async(__func__, c, (th_tensor *)t, false, TH_REDUCE_SUM, root, req);
+    return th__dist_async(__func__, c, (th_tensor *)t, TH__DIST_BROADCAST, TH_REDUCE_SUM, root, req);
+}
+
+int TH_DT_PASTE(th_, _reduce_async)(th_dist_comm *c, TH_NAME(tensor) *t, th_reduce_op op, int root,
+                                    th_dist_request **req)
+{
+    if (req) *req = NULL;
+    TH__DIST_CHECK(t);
+    return th__dist_async(__func__, c, (th_tensor *)t, TH__DIST_REDUCE, op, root, req);
+}
+
+int TH_DT_PASTE(th_, _all_gather_async)(th_dist_comm *c, TH_NAME(tensor) *out, const TH_NAME(tensor) *t,
+                                        th_dist_request **req)
+{
+    if (req) *req = NULL;
+    TH__DIST_CHECK(out);
+    TH__DIST_CHECK(t);
+    return th__dist_all_gather_async(__func__, c, (th_tensor *)out, (const th_tensor *)t, req);
 }
 
 #undef TH__DIST_CHECK

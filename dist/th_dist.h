@@ -21,6 +21,12 @@
  *   gather_to(c, out, t, root)        the same on root; out is not used (may be NULL) on the other ranks
  *   scatter_from(c, out, t, root)     out (numel k) becomes block rank of root's t (size * k elements; t may be
  *                                     NULL on the other ranks)
+ *   gatherv_to(c, out, t, counts, ncounts, root)     uneven gather along dim 0: rank r's t has counts[r] rows
+ *                                     (a 0-d t is one row), root's out has their sum, all rows of the same
+ *                                     element count; counts (ncounts = the number of ranks) alike on every rank
+ *   scatterv_from(c, out, t, counts, ncounts, root)  the reverse: rank r's out gets counts[r] rows of root's t
+ *   all_gather_list(c, outs, nouts, t)                outs[r] (nouts = the number of ranks; numel(t) each, any
+ *                                     shapes and strides) becomes rank r's t
  *   reduce_scatter(c, out, t, op)     out (numel k) becomes block rank of op over every rank's t (size * k)
  *   all_to_all(c, out, t)             block j of out (numel size * k) is block rank of rank j's t
  *   send(c, t, dst, tag), recv(c, t, src, tag)   point to point; recv fills t, whose element count must be
@@ -97,11 +103,12 @@ bool th_dist_debug(const th_dist_comm *c);
 /* Waits until every rank of c has called it. */
 int th_dist_barrier(th_dist_comm *c);
 
-/* NON-BLOCKING FORMS: th_f32_all_reduce_async(c, t, op, &req) and th_f32_broadcast_async(c, t, root, &req) start
- * the collective (MPI_Iallreduce / MPI_Ibcast) and return at once with a request; t must not be read or
- * written until th_dist_wait(req) returns, or th_dist_test(req, &done) says done. The request holds a
- * reference to t (th_tensor_retain) until then, so the caller may release its own; a non-contiguous t is
- * unpacked, and an AVG divided, at completion. c must outlive the request. In the debug mode the signature
+/* NON-BLOCKING FORMS: th_f32_all_reduce_async(c, t, op, &req), th_f32_reduce_async(c, t, op, root, &req),
+ * th_f32_broadcast_async(c, t, root, &req) and th_f32_all_gather_async(c, out, t, &req) start the collective
+ * (MPI_Iallreduce / MPI_Ireduce / MPI_Ibcast / MPI_Iallgather) and return at once with a request; its tensors
+ * must not be read or written until th_dist_wait(req) returns, or th_dist_test(req, &done) says done. The
+ * request holds a reference to each (th_tensor_retain) until then, so the caller may release its own; a
+ * non-contiguous result is unpacked, and an AVG divided, at completion. c must outlive the request. In the debug mode the signature
  * check runs (blocking) when the collective starts. */
 typedef struct th_dist_request th_dist_request;
 /* Completes req (blocking) and returns the collective's status; again after completion, the same status. */

@@ -1,10 +1,12 @@
 /* tests/dist/test_dist.c: every collective of dist/ x every dtype x a contiguous and a strided tensor, against
  * the same collective done with raw MPI on plain C arrays (Open MPI is the peer), on the communicator as made,
  * with every MPI call cut to 3 elements (TH_DIST_MAX_COUNT: the pieces and derived types of more than INT_MAX
- * elements) and in the debug mode; then every error path. Run under mpirun with 2, 3 and 4 ranks (meson.build). */
+ * elements) and in the debug mode; gatherv_to, scatterv_from and all_gather_list against a reference computed on
+ * the checking rank; then every error path. Run under mpirun with 2, 3 and 4 ranks (meson.build). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "th_dist.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -408,11 +410,172 @@ static void matrix(th_dist_comm *c, th_dtype d, bool strided, int64_t n)
     th_tensor_release(b);
 }
 
+/* ---- uneven gather and scatter along dim 0, all_gather into a list --------------------------------------------- */
+
+typedef struct vops {
+    int (*gatherv_to)(th_dist_comm *, th_tensor *, const th_tensor *, const int64_t *, int, int);
+    int (*scatterv_from)(th_dist_comm *, th_tensor *, const th_tensor *, const int64_t *, int, int);
+    int (*all_gather_list)(th_dist_comm *, th_tensor *const *, int, const th_tensor *);
+    int (*reduce_async)(th_dist_comm *, th_tensor *, th_reduce_op, int, th_dist_request **);
+    int (*all_gather_async)(th_dist_comm *, th_tensor *, const th_tensor *, th_dist_request **);
+} vops;
+
+#define X(sfx, ENUM, ...)                                                                                         \
+    static int sfx##_gv(th_dist_comm *c, th_tensor *o, const th_tensor *t, const int64_t *n, int nn, int root)  \
+    { return th_##sfx##_gatherv_to(c, (th_##sfx##_tensor *)o, (const th_##sfx##_tensor *)t, n, nn, root); }        \
+    static int sfx##_sv(th_dist_comm *c, th_tensor *o, const th_tensor *t, const int64_t *n, int nn, int root)  \
+    { return th_##sfx##_scatterv_from(c, (th_##sfx##_tensor *)o, (const th_##sfx##_tensor *)t, n, nn, root); }     \
+    static int sfx##_agl(th_dist_comm *c, th_tensor *const *o, int n, const th_tensor *t)                       \
+    { return th_##sfx##_all_gather_list(c, (th_##sfx##_tensor *const *)o, n, (const th_##sfx##_tensor *)t); }     \
+    static int sfx##_rda(th_dist_comm *c, th_tensor *t, th_reduce_op op, int root, th_dist_request **q)         \
+    { return th_##sfx##_reduce_async(c, (th_##sfx##_tensor *)t, op, root, q); }                                   \
+    static int sfx##_aga(th_dist_comm *c, th_tensor *o, const th_tensor *t, th_dist_request **q)                \
+    { return th_##sfx##_all_gather_async(c, (th_##sfx##_tensor *)o, (const th_##sfx##_tensor *)t, q); }
+TH_FOREACH_DTYPE(X)
+#undef X
+
+static const vops vtable[TH_NUM_DTYPES] = {
+#define X(sfx, ENUM, ...) [TH_##ENUM] = {sfx##_gv, sfx##_sv, sfx##_agl, sfx##_rda, sfx##_aga},
+    TH_FOREACH_DTYPE(X)
+#undef X
+};
+
+enum { MAX_RANKS = 64 };
+
+/* A rows x cols tensor of d: contiguous, or every other column of a rows x 2 cols matrix (offset 1). */
+static th_tensor *make2(th_dtype d, int64_t rows, int64_t cols, bool strided)
+{
+    size_t esz = th_dtype_info(d)->size;
+    th_storage *s = th_storage_new((int64_t)esz * (2 * rows * cols + 1), NULL, NULL);
+    memset(th_storage_raw_data(s), 0x5a, esz * (size_t)(2 * rows * cols + 1));
+    int64_t sizes[2] = {rows, cols}, strides[2] = {cols ? 2 * cols : 1, 2}; /* (no stride 0: copies refuse it) */
+    th_tensor *t = th_tensor_new_with_storage(d, s, strided ? 1 : 0, 2, sizes, strided ? strides : NULL);
+    th_storage_release(s);
+    return t;
+}
+
+/* counts[r] = (r + 1) % 3 rows of cols elements: uneven, and an empty share on rank 2 of 3 or more. The reference
+ * is input() of each rank, computed on the rank that checks. */
+static void uneven(th_dist_comm *c, th_dtype d, bool strided, int64_t cols)
+{
+    const vops *o = &vtable[d];
+    const int p = size_;
+    size_t esz = th_dtype_info(d)->size;
+    int64_t counts[MAX_RANKS], total = 0, before = 0;
+    for (int r = 0; r < p; r++) {
+        counts[r] = (r + 1) % 3;
+        if (r < rank_) before += counts[r];
+        total += counts[r];
+    }
+    /* gatherv_to the last rank */
+    th_tensor *t = make2(d, counts[rank_], cols, strided), *out = make2(d, total, cols, strided);
+    void *mine = input(d, rank_, counts[rank_] * cols, 6, false);
+    copy_bytes(t, mine, true);
+    CHECK_INT_EQ(o->gatherv_to(c, rank_ == p - 1 ? out : NULL, t, counts, p, p - 1), 0);
+    if (rank_ == p - 1) {
+        char *want = malloc(esz * (size_t)(total * cols + 1)), *at = want;
+        for (int r = 0; r < p; r++) {
+            void *share = input(d, r, counts[r] * cols, 6, false);
+            memcpy(at, share, esz * (size_t)(counts[r] * cols));
+            at += esz * (size_t)(counts[r] * cols);
+            free(share);
+        }
+        expect(out, want, total * cols, "gatherv_to", d, strided);
+        free(want);
+    }
+    free(mine);
+    /* scatterv_from rank 0: its t of total rows, split by counts */
+    char *src = input(d, 0, total * cols, 7, false);
+    if (rank_ == 0) copy_bytes(out, src, true);
+    th_tensor *part = make2(d, counts[rank_], cols, strided);
+    CHECK_INT_EQ(o->scatterv_from(c, part, rank_ == 0 ? out : NULL, counts, p, 0), 0);
+    expect(part, src + esz * (size_t)(before * cols), counts[rank_] * cols, "scatterv_from", d, strided);
+    free(src);
+    /* all_gather_list: t of 2 * cols elements (1-d) into p tensors of 2 x cols */
+    th_tensor *small = make(d, 2 * cols, strided), *outs[MAX_RANKS];
+    void *own = input(d, rank_, 2 * cols, 8, false);
+    copy_bytes(small, own, true);
+    for (int r = 0; r < p; r++) outs[r] = make2(d, 2, cols, strided);
+    CHECK_INT_EQ(o->all_gather_list(c, outs, p, small), 0);
+    for (int r = 0; r < p; r++) {
+        void *w = input(d, r, 2 * cols, 8, false);
+        expect(outs[r], w, 2 * cols, "all_gather_list", d, strided);
+        free(w);
+        th_tensor_release(outs[r]);
+    }
+    free(own);
+    th_tensor_release(small);
+    th_tensor_release(part);
+    th_tensor_release(out);
+    th_tensor_release(t);
+}
+
+/* A view of all of t (1-d), its own handle: released before the request completes, which must keep it alive. */
+static th_tensor *view_of(th_tensor *t)
+{
+    return th_tensor_new_with_storage(th_tensor_dtype(t), th_tensor_storage(t), th_tensor_offset(t), 1,
+                                      th_tensor_sizes(t), th_tensor_strides(t));
+}
+
+/* reduce_async (one op of the dtype) and all_gather_async against the peer, on views released before the end. */
+static void async_more(th_dist_comm *c, th_dtype d, bool strided, int64_t n)
+{
+    const vops *o = &vtable[d];
+    const int p = size_;
+    size_t esz = th_dtype_info(d)->size;
+    th_reduce_op ops_[8];
+    th_reduce_op op = ops_[valid_ops(d, ops_) - 1];
+    /* reduce_async to rank 0 */
+    th_tensor *base = make(d, n, strided), *v;
+    void *mine = input(d, rank_, n, 9, false), *wide = input(d, rank_, n, 9, true);
+    copy_bytes(base, mine, true);
+    th_dist_request *q = NULL;
+    CHECK_INT_EQ(o->reduce_async(c, v = view_of(base), op, 0, &q), 0);
+    th_tensor_release(v);
+    CHECK_INT_EQ(th_dist_wait(q), 0);
+    th_dist_request_free(q);
+    MPI_Reduce(rank_ == 0 ? MPI_IN_PLACE : wide, rank_ == 0 ? wide : NULL, (int)n, peer_type(d, true), peer_op(op), 0,
+               MPI_COMM_WORLD);
+    if (rank_ == 0) {
+        void *want = narrow(d, op, wide, n);
+        expect(base, want, n, "reduce_async", d, strided);
+        free(want);
+    } else {
+        free(wide);
+        expect(base, mine, n, "reduce_async (not root)", d, strided);
+    }
+    th_tensor_release(base);
+    /* all_gather_async, polled with th_dist_test */
+    th_tensor *tb = make(d, n, strided), *ob = make(d, p * n, strided), *tv, *ov;
+    copy_bytes(tb, mine, true);
+    CHECK_INT_EQ(o->all_gather_async(c, ov = view_of(ob), tv = view_of(tb), &q), 0);
+    th_tensor_release(tv);
+    th_tensor_release(ov);
+    bool done = false;
+    int rc = 0;
+    for (long polls = 0; !done && rc == 0 && polls < 100000000; polls++) rc = th_dist_test(q, &done);
+    CHECK_INT_EQ(rc, 0);
+    CHECK(done);
+    th_dist_request_free(q);
+    void *all = malloc(esz * (size_t)(p * n + 1));
+    MPI_Allgather(mine, (int)n, peer_type(d, false), all, (int)n, peer_type(d, false), MPI_COMM_WORLD);
+    expect(ob, all, p * n, "all_gather_async", d, strided);
+    free(all);
+    free(mine);
+    th_tensor_release(tb);
+    th_tensor_release(ob);
+}
+
 static void every_dtype(th_dist_comm *c, int64_t n)
 {
     for (int d = 0; d < TH_NUM_DTYPES; d++) {
         matrix(c, (th_dtype)d, false, n);
         matrix(c, (th_dtype)d, true, n);
+        uneven(c, (th_dtype)d, false, n);
+        uneven(c, (th_dtype)d, true, n);
+        uneven(c, (th_dtype)d, d % 2 == 0, 2);
+        async_more(c, (th_dtype)d, false, n);
+        async_more(c, (th_dtype)d, true, n);
     }
 }
 
@@ -588,6 +751,232 @@ static void errors(th_dist_comm *c)
     th_f64_release(wrong);
 }
 
+/* ---- gatherv, scatterv and all_gather_list: 0-d and empty tensors, then every error path ------------------- */
+
+static void uneven_shapes(th_dist_comm *c)
+{
+    const int p = size_;
+    int64_t ones[MAX_RANKS], zeros[MAX_RANKS];
+    for (int r = 0; r < p; r++) {
+        ones[r] = 1;
+        zeros[r] = 0;
+    }
+    /* 0-d: one row of one element per rank, gathered into a 1-d out, scattered back, gathered into a list */
+    th_i32_tensor *z = th_i32_full(0, NULL, rank_ + 10), *zo = th_i32_zeros(1, (int64_t[]){p});
+    CHECK_INT_EQ(th_i32_gatherv_to(c, zo, z, ones, p, 0), 0);
+    for (int r = 0; rank_ == 0 && r < p; r++) CHECK_INT_EQ(th_i32_get(zo, (int64_t[]){r}), r + 10);
+    th_i32_tensor *back = th_i32_zeros(0, NULL), *list[MAX_RANKS];
+    CHECK_INT_EQ(th_i32_scatterv_from(c, back, zo, ones, p, 0), 0);
+    CHECK_INT_EQ(th_i32_get(back, NULL), rank_ + 10);
+    for (int r = 0; r < p; r++) list[r] = th_i32_zeros(0, NULL);
+    CHECK_INT_EQ(th_i32_all_gather_list(c, list, p, z), 0);
+    for (int r = 0; r < p; r++) {
+        CHECK_INT_EQ(th_i32_get(list[r], NULL), r + 10);
+        th_i32_release(list[r]);
+    }
+    th_i32_release(back);
+    th_i32_release(zo);
+    th_i32_release(z);
+    /* empty: no rows anywhere, and rows of no elements */
+    th_f32_tensor *e = th_f32_zeros(2, (int64_t[]){0, 3}), *e2 = th_f32_zeros(2, (int64_t[]){1, 0});
+    th_f32_tensor *eo = th_f32_zeros(2, (int64_t[]){p, 0});
+    CHECK_INT_EQ(th_f32_gatherv_to(c, e, e, zeros, p, 0), 0);
+    CHECK_INT_EQ(th_f32_scatterv_from(c, e, e, zeros, p, 0), 0);
+    CHECK_INT_EQ(th_f32_gatherv_to(c, eo, e2, ones, p, p - 1), 0);
+    CHECK_INT_EQ(th_f32_scatterv_from(c, e2, eo, ones, p, p - 1), 0);
+    th_f32_tensor *elist[MAX_RANKS];
+    for (int r = 0; r < p; r++) elist[r] = e;
+    CHECK_INT_EQ(th_f32_all_gather_list(c, elist, p, e2), 0);
+    th_f32_release(e);
+    th_f32_release(e2);
+    th_f32_release(eo);
+}
+
+/* Every rank makes the same mistake, so no rank waits. */
+static void uneven_errors(th_dist_comm *c)
+{
+    const int p = size_;
+    int64_t counts[MAX_RANKS], three[MAX_RANKS], neg[MAX_RANKS], huge[MAX_RANKS];
+    for (int r = 0; r < p; r++) {
+        counts[r] = 2;
+        three[r] = 3;
+        neg[r] = r == 1 ? -1 : 2;
+        huge[r] = INT64_MAX / 2 + 1;
+    }
+    /* a handle of another dtype, in each tensor parameter of every typed function */
+    for (int d = 0; d < TH_NUM_DTYPES; d++) {
+        const vops *x = &vtable[d];
+        th_dtype other = (th_dtype)((d + 1) % TH_NUM_DTYPES);
+        th_tensor *good = make2((th_dtype)d, 2, 3, false), *goodo = make2((th_dtype)d, 2 * p, 3, false);
+        th_tensor *bad = make2(other, 2, 3, false), *bado = make2(other, 2 * p, 3, false), *list[MAX_RANKS];
+        char fn[64], want[64];
+        snprintf(fn, sizeof fn, "th_%s_gatherv_to", th_dtype_name((th_dtype)d));
+        CHECK_ERR_AT(x->gatherv_to(c, bado, good, counts, p, 0), TH_ERR_DTYPE, fn, th_dtype_name(other));
+        CHECK_ERR_AT(x->gatherv_to(c, goodo, bad, counts, p, 0), TH_ERR_DTYPE, fn, th_dtype_name(other));
+        snprintf(fn, sizeof fn, "th_%s_scatterv_from", th_dtype_name((th_dtype)d));
+        CHECK_ERR_AT(x->scatterv_from(c, bad, goodo, counts, p, 0), TH_ERR_DTYPE, fn, th_dtype_name(other));
+        CHECK_ERR_AT(x->scatterv_from(c, good, bado, counts, p, 0), TH_ERR_DTYPE, fn, th_dtype_name(other));
+        snprintf(fn, sizeof fn, "th_%s_all_gather_list", th_dtype_name((th_dtype)d));
+        snprintf(want, sizeof want, "outs[1] is %s", th_dtype_name(other));
+        for (int r = 0; r < p; r++) list[r] = r == 1 ? bad : good;
+        CHECK_ERR_AT(x->all_gather_list(c, list, p, good), TH_ERR_DTYPE, fn, want);
+        for (int r = 0; r < p; r++) list[r] = good;
+        CHECK_ERR_AT(x->all_gather_list(c, list, p, bad), TH_ERR_DTYPE, fn, th_dtype_name(other));
+        th_dist_request *q = (th_dist_request *)&fn; /* must come back NULL */
+        snprintf(fn, sizeof fn, "th_%s_reduce_async", th_dtype_name((th_dtype)d));
+        CHECK_ERR_AT(x->reduce_async(c, bad, TH_REDUCE_MAX, 0, &q), TH_ERR_DTYPE, fn, th_dtype_name(other));
+        CHECK(q == NULL);
+        snprintf(fn, sizeof fn, "th_%s_all_gather_async", th_dtype_name((th_dtype)d));
+        q = (th_dist_request *)&fn;
+        CHECK_ERR_AT(x->all_gather_async(c, bado, good, &q), TH_ERR_DTYPE, fn, th_dtype_name(other));
+        CHECK(q == NULL);
+        q = (th_dist_request *)&fn;
+        CHECK_ERR_AT(x->all_gather_async(c, goodo, bad, &q), TH_ERR_DTYPE, fn, th_dtype_name(other));
+        CHECK(q == NULL);
+        th_tensor_release(good);
+        th_tensor_release(goodo);
+        th_tensor_release(bad);
+        th_tensor_release(bado);
+    }
+
+    th_f32_tensor *t = th_f32_zeros(2, (int64_t[]){2, 3}), *o = th_f32_zeros(2, (int64_t[]){2 * p, 3});
+    /* counts */
+    CHECK_FAILS(th_f32_gatherv_to(c, o, t, NULL, p, 0), TH_ERR_INVALID, "th_f32_gatherv_to", "counts is NULL");
+    CHECK_FAILS(th_f32_scatterv_from(c, t, o, counts, p + 1, 0), TH_ERR_INVALID, "th_f32_scatterv_from",
+                "ncounts is");
+    CHECK_FAILS(th_f32_gatherv_to(c, o, t, counts, 0, 0), TH_ERR_INVALID, "th_f32_gatherv_to", "ncounts is 0");
+    CHECK_FAILS(th_f32_gatherv_to(c, o, t, neg, p, 0), TH_ERR_RANGE, "th_f32_gatherv_to", "counts[1] is -1");
+    CHECK_FAILS(th_f32_scatterv_from(c, t, o, huge, p, 0), TH_ERR_OVERFLOW, "th_f32_scatterv_from", "add up past");
+    CHECK_FAILS(th_f32_gatherv_to(c, o, t, three, p, 0), TH_ERR_SHAPE, "th_f32_gatherv_to",
+                "t has 2 rows along dim 0, not counts[");
+    CHECK_FAILS(th_f32_scatterv_from(c, t, o, three, p, 0), TH_ERR_SHAPE, "th_f32_scatterv_from",
+                "out has 2 rows along dim 0, not counts[");
+    /* more rows than one MPI call counts: views of stride 0, so that nothing that large is allocated */
+    int64_t big[MAX_RANKS];
+    for (int r = 0; r < p; r++) big[r] = (int64_t)INT_MAX / 2 + 1;
+    th_f32_tensor *one = th_f32_zeros(1, (int64_t[]){1});
+    th_f32_tensor *tall = th_f32_as_strided(one, 2, (int64_t[]){big[0], 1}, (int64_t[]){0, 0}, 0);
+    th_f32_tensor *taller = th_f32_as_strided(one, 2, (int64_t[]){big[0] * p, 1}, (int64_t[]){0, 0}, 0);
+    CHECK_FAILS(th_f32_gatherv_to(c, taller, tall, big, p, 0), TH_ERR_OVERFLOW, "th_f32_gatherv_to",
+                "more than one MPI call");
+    th_f32_release(taller);
+    th_f32_release(tall);
+    th_f32_release(one);
+    /* roots and NULL tensors */
+    CHECK_FAILS(th_f32_gatherv_to(c, o, t, counts, p, p), TH_ERR_RANGE, "th_f32_gatherv_to", "root");
+    CHECK_FAILS(th_f32_scatterv_from(c, t, o, counts, p, -1), TH_ERR_RANGE, "th_f32_scatterv_from", "root -1");
+    CHECK_FAILS(th_f32_gatherv_to(c, o, NULL, counts, p, 0), TH_ERR_INVALID, "th_f32_gatherv_to", "t is NULL");
+    CHECK_FAILS(th_f32_scatterv_from(c, NULL, o, counts, p, 0), TH_ERR_INVALID, "th_f32_scatterv_from",
+                "out is NULL");
+    CHECK_FAILS(th_f32_gatherv_to(NULL, o, t, counts, p, 0), TH_ERR_INVALID, "th_f32_gatherv_to", "c is NULL");
+    /* a read-only out (every rank's out of scatterv) */
+    th_f32_tensor *ro = th_f32_zeros(2, (int64_t[]){2, 3});
+    th_storage_make_read_only(th_tensor_storage(th_f32_base(ro)));
+    CHECK_FAILS(th_f32_scatterv_from(c, ro, o, counts, p, 0), TH_ERR_READ_ONLY, "th_f32_scatterv_from",
+                "out is read-only");
+
+    /* all_gather_list */
+    th_f32_tensor *six = th_f32_zeros(1, (int64_t[]){6}), *five = th_f32_zeros(1, (int64_t[]){5});
+    th_f32_tensor *list[MAX_RANKS];
+    for (int r = 0; r < p; r++) list[r] = six;
+    CHECK_FAILS(th_f32_all_gather_list(c, NULL, p, t), TH_ERR_INVALID, "th_f32_all_gather_list", "outs is NULL");
+    CHECK_FAILS(th_f32_all_gather_list(c, list, p - 1, t), TH_ERR_INVALID, "th_f32_all_gather_list", "nouts is");
+    CHECK_FAILS(th_f32_all_gather_list(c, list, p, NULL), TH_ERR_INVALID, "th_f32_all_gather_list", "t is NULL");
+    CHECK_FAILS(th_f32_all_gather_list(NULL, list, p, t), TH_ERR_INVALID, "th_f32_all_gather_list", "c is NULL");
+    list[1] = NULL;
+    CHECK_FAILS(th_f32_all_gather_list(c, list, p, t), TH_ERR_INVALID, "th_f32_all_gather_list", "outs[1] is NULL");
+    list[1] = six;
+    list[0] = five;
+    CHECK_FAILS(th_f32_all_gather_list(c, list, p, t), TH_ERR_SHAPE, "th_f32_all_gather_list",
+                "outs[0] has 5 elements, not 6");
+    list[0] = six;
+    list[p - 1] = ro;
+    CHECK_FAILS(th_f32_all_gather_list(c, list, p, t), TH_ERR_READ_ONLY, "th_f32_all_gather_list", "is read-only");
+    list[p - 1] = six;
+    CHECK_INT_EQ(th_f32_all_gather_list(c, list, p, ro), 0); /* a read-only t is only read */
+
+    /* reduce_async and all_gather_async */
+    th_dist_request *q = NULL;
+    th_f32_tensor *t6 = th_f32_zeros(1, (int64_t[]){6}), *o6 = th_f32_zeros(1, (int64_t[]){6 * p});
+    CHECK_FAILS(th_f32_reduce_async(c, t6, TH_REDUCE_SUM, 0, NULL), TH_ERR_INVALID, "th_f32_reduce_async", "req is NULL");
+    CHECK_FAILS(th_f32_reduce_async(c, t6, TH_REDUCE_SUM, p, &q), TH_ERR_RANGE, "th_f32_reduce_async", "root");
+    CHECK(q == NULL);
+    CHECK_FAILS(th_f32_reduce_async(c, t6, TH_REDUCE_SUM, -1, &q), TH_ERR_RANGE, "th_f32_reduce_async", "root -1");
+    CHECK_FAILS(th_f32_reduce_async(c, t6, TH_REDUCE_BOR, 0, &q), TH_ERR_DTYPE, "th_f32_reduce_async",
+                "TH_REDUCE_BOR is not defined for f32");
+    CHECK_FAILS(th_f32_reduce_async(c, NULL, TH_REDUCE_SUM, 0, &q), TH_ERR_INVALID, "th_f32_reduce_async", "t is NULL");
+    CHECK_FAILS(th_f32_reduce_async(NULL, t6, TH_REDUCE_SUM, 0, &q), TH_ERR_INVALID, "th_f32_reduce_async", "c is NULL");
+    CHECK_FAILS(th_f32_all_gather_async(c, o6, t6, NULL), TH_ERR_INVALID, "th_f32_all_gather_async", "req is NULL");
+    CHECK_FAILS(th_f32_all_gather_async(c, t6, t6, &q), TH_ERR_SHAPE, "th_f32_all_gather_async", "out has 6 elements");
+    CHECK(q == NULL);
+    CHECK_FAILS(th_f32_all_gather_async(c, NULL, t6, &q), TH_ERR_INVALID, "th_f32_all_gather_async", "out is NULL");
+    CHECK_FAILS(th_f32_all_gather_async(c, o6, NULL, &q), TH_ERR_INVALID, "th_f32_all_gather_async", "t is NULL");
+    CHECK_FAILS(th_f32_all_gather_async(NULL, o6, t6, &q), TH_ERR_INVALID, "th_f32_all_gather_async", "c is NULL");
+    th_f32_tensor *ro6 = th_f32_zeros(1, (int64_t[]){6 * p});
+    th_storage_make_read_only(th_tensor_storage(th_f32_base(ro6)));
+    CHECK_FAILS(th_f32_all_gather_async(c, ro6, t6, &q), TH_ERR_READ_ONLY, "th_f32_all_gather_async", "out is read-only");
+    CHECK(q == NULL);
+    CHECK_INT_EQ(th_f32_all_gather_async(c, o6, ro, &q), 0); /* a read-only t is only read */
+    th_dist_request_free(q); /* waits */
+    th_f32_release(ro6);
+    th_f32_release(o6);
+    th_f32_release(t6);
+    CHECK_INT_EQ(th_dist_barrier(c), 0);
+    th_f32_release(six);
+    th_f32_release(five);
+    th_f32_release(ro);
+    th_f32_release(t);
+    th_f32_release(o);
+}
+
+/* The debug mode: counts, row sizes and element counts that differ across ranks, and the root's own errors. */
+static void uneven_debug(th_dist_comm *d)
+{
+    const int p = size_;
+    int64_t counts[MAX_RANKS], other[MAX_RANKS];
+    for (int r = 0; r < p; r++) counts[r] = other[r] = 2;
+    other[p - 1] = 3; /* rank 0's view of the last rank's share */
+    th_f32_tensor *t = th_f32_zeros(2, (int64_t[]){2, 3}), *o = th_f32_zeros(2, (int64_t[]){2 * p, 3});
+    CHECK_FAILS(th_f32_gatherv_to(d, o, t, rank_ == 0 ? other : counts, p, p - 1), TH_ERR_SHAPE,
+                "th_f32_gatherv_to", "passed other counts");
+    /* rank 0's rows of 4 elements */
+    th_f32_tensor *t4 = th_f32_zeros(2, (int64_t[]){2, rank_ == 0 ? 4 : 3});
+    CHECK_FAILS(th_f32_gatherv_to(d, o, t4, counts, p, p - 1), TH_ERR_SHAPE, "th_f32_gatherv_to", "elements");
+    th_f32_release(t4);
+    /* the root's out: a row too many, rows of another size, NULL; only the root checks them */
+    th_f32_tensor *o1 = th_f32_zeros(2, (int64_t[]){2 * p + 1, 3}), *ow = th_f32_zeros(2, (int64_t[]){2 * p, 4});
+    int rc = th_f32_gatherv_to(d, o1, t, counts, p, p - 1);
+    CHECK_INT_EQ(rc, TH_ERR_SHAPE);
+    CHECK(strstr(th_last_error(), rank_ == p - 1 ? "the sum of counts" : "failed its own checks") != NULL);
+    rc = th_f32_scatterv_from(d, t, ow, counts, p, 0);
+    CHECK_INT_EQ(rc, TH_ERR_SHAPE);
+    CHECK(strstr(th_last_error(), rank_ == 0 ? "rows of 4 elements" : "rank 0 failed its own checks") != NULL);
+    rc = th_f32_scatterv_from(d, t, NULL, counts, p, 0);
+    CHECK_INT_EQ(rc, TH_ERR_INVALID);
+    CHECK(strstr(th_last_error(), rank_ == 0 ? "t is NULL on the root" : "rank 0 failed its own checks") != NULL);
+    /* all_gather_list: rank 0's t (and its outs) of 7 elements where the others have 6 */
+    int64_t k = rank_ == 0 ? 7 : 6;
+    th_f32_tensor *x = th_f32_zeros(1, &k), *list[MAX_RANKS];
+    for (int r = 0; r < p; r++) list[r] = x;
+    CHECK_FAILS(th_f32_all_gather_list(d, list, p, x), TH_ERR_SHAPE, "th_f32_all_gather_list", "elements");
+    /* the non-blocking forms check when they start: rank 0's t of 7 elements, then another root */
+    th_f32_tensor *ox = th_f32_zeros(1, (int64_t[]){k * p});
+    th_dist_request *q = (th_dist_request *)&rc;
+    CHECK_FAILS(th_f32_all_gather_async(d, ox, x, &q), TH_ERR_SHAPE, "th_f32_all_gather_async", "elements");
+    CHECK(q == NULL);
+    th_f32_release(ox);
+    rc = th_f32_reduce_async(d, x, TH_REDUCE_SUM, rank_ == 0 ? 1 : 0, &q);
+    CHECK_INT_EQ(rc, TH_ERR_INVALID);
+    CHECK(q == NULL);
+    /* and all agree again */
+    CHECK_INT_EQ(th_f32_gatherv_to(d, o, t, counts, p, p - 1), 0);
+    th_f32_release(x);
+    th_f32_release(o1);
+    th_f32_release(ow);
+    th_f32_release(t);
+    th_f32_release(o);
+}
+
 /* ---- the debug mode: a mismatch, or one rank's own error, fails every rank ----------------------------------- */
 
 static void debug_mode(th_dist_comm *d)
@@ -670,6 +1059,8 @@ int main(int argc, char **argv)
     every_dtype(c, 0);
     shapes(c);
     errors(c);
+    uneven_shapes(c);
+    uneven_errors(c);
 
     /* every MPI call cut to 3 elements: the pieces of reductions and broadcast, the derived types */
     setenv("TH_DIST_MAX_COUNT", "3", 1);
@@ -682,6 +1073,7 @@ int main(int argc, char **argv)
     th_dist_comm *d = th_dist_comm_from_mpi(MPI_COMM_WORLD);
     every_dtype(d, 5);
     debug_mode(d);
+    uneven_debug(d);
     th_dist_comm_free(d);
 
     th_dist_comm_free(c);
