@@ -383,6 +383,15 @@ static void TH_PRIVATE(blas_gemm)(bool col_major, bool ta, bool tb, int m, int n
 #endif
 }
 
+static bool TH_PRIVATE(blas_aligned)(const char *p) { return (uintptr_t)p % _Alignof(real) == 0; }
+
+/* BLAS's vector kernels for real dtypes only. Debian's OpenBLAS 0.3.21 reads past the end of complex vectors: cdotu /
+ * zdotu with an increment other than 1 read one element beyond either vector, and cgemv_n / zgemv_n beyond theirs
+ * (upstream issue #4013: a segfault where a vector ends at the end of a page, as a mapped file's tensor may). Complex
+ * products of vector shape go through gemm, which reads only its operands; a strided vector is a one-column matrix
+ * whose leading dim is its increment, so nothing is copied for it. */
+#if !defined(TH_REAL_IS_COMPLEX)
+
 /* y = alpha * op(A) x + beta * y, A stored rows x cols row-major. */
 static void TH_PRIVATE(blas_gemv)(bool trans, int rows, int cols, real alpha, const void *a, int lda, const void *x,
                                   int incx, real beta, void *y, int incy)
@@ -391,13 +400,9 @@ static void TH_PRIVATE(blas_gemv)(bool trans, int rows, int cols, real alpha, co
 #if defined(TH_REAL_IS_F32)
     cblas_sgemv(CblasRowMajor, op, rows, cols, alpha, (const float *)a, lda, (const float *)x, incx, beta, (float *)y,
                 incy);
-#elif defined(TH_REAL_IS_F64)
+#else
     cblas_dgemv(CblasRowMajor, op, rows, cols, alpha, (const double *)a, lda, (const double *)x, incx, beta,
                 (double *)y, incy);
-#elif defined(TH_REAL_IS_C64)
-    cblas_cgemv(CblasRowMajor, op, rows, cols, &alpha, a, lda, x, incx, &beta, y, incy);
-#else
-    cblas_zgemv(CblasRowMajor, op, rows, cols, &alpha, a, lda, x, incx, &beta, y, incy);
 #endif
 }
 
@@ -405,20 +410,10 @@ static real TH_PRIVATE(blas_dot)(int n, const void *x, int incx, const void *y, 
 {
 #if defined(TH_REAL_IS_F32)
     return cblas_sdot(n, (const float *)x, incx, (const float *)y, incy);
-#elif defined(TH_REAL_IS_F64)
-    return cblas_ddot(n, (const double *)x, incx, (const double *)y, incy);
-#elif defined(TH_REAL_IS_C64)
-    real r;
-    cblas_cdotu_sub(n, x, incx, y, incy, &r);
-    return r;
 #else
-    real r;
-    cblas_zdotu_sub(n, x, incx, y, incy, &r);
-    return r;
+    return cblas_ddot(n, (const double *)x, incx, (const double *)y, incy);
 #endif
 }
-
-static bool TH_PRIVATE(blas_aligned)(const char *p) { return (uintptr_t)p % _Alignof(real) == 0; }
 
 /* A vector's BLAS increment: its stride, or 1 for fewer than two elements; false when BLAS cannot take it. */
 static bool TH_PRIVATE(blas_inc)(const char *data, int64_t len, int64_t stride, int *inc)
@@ -428,6 +423,8 @@ static bool TH_PRIVATE(blas_inc)(const char *data, int64_t len, int64_t stride, 
     *inc = (int)stride;
     return true;
 }
+
+#endif /* !TH_REAL_IS_COMPLEX */
 
 /* Copies a rows x cols matrix between any strides (bytes); same dtype. */
 static void TH_PRIVATE(blas_copy)(char *dst, int64_t drs, int64_t dcs, const char *src, int64_t srs, int64_t scs,
@@ -465,6 +462,7 @@ static void TH_PRIVATE(blas_one)(const th__mm *p, char *c, char *a, char *b, rea
 {
     const int m = (int)p->m, n = (int)p->n, k = (int)p->k;
     const real zero = TH_PRIVATE(from_i64)(0);
+#if !defined(TH_REAL_IS_COMPLEX) /* see blas_gemv */
     int inca = 1, incb = 1, incc = 1;
     if (m == 1 && n == 1 && TH_PRIVATE(blas_inc)(a, k, p->a.cs, &inca) && TH_PRIVATE(blas_inc)(b, k, p->b.rs, &incb)) {
         real d = TH_PRIVATE(blas_dot)(k, a, inca, b, incb);
@@ -490,6 +488,7 @@ static void TH_PRIVATE(blas_one)(const th__mm *p, char *c, char *a, char *b, rea
         }
         return;
     }
+#endif
     TH_PRIVATE(blas_mat) A = TH_PRIVATE(blas_operand)(a, m, k, p->a.rs, p->a.cs, abuf, true);
     TH_PRIVATE(blas_mat) B = TH_PRIVATE(blas_operand)(b, k, n, p->b.rs, p->b.cs, bbuf, true);
     TH_PRIVATE(blas_mat) C = TH_PRIVATE(blas_operand)(c, m, n, p->c.rs, p->c.cs, cbuf, use_beta);
