@@ -549,20 +549,31 @@ static int th__dist_request_finish(th_dist_request *q, int st)
     return q->status;
 }
 
+/* The start of every non-blocking collective: *req NULL until it is queued, the communicator checked, and a
+ * zeroed request for t's dtype in *q (the caller's to free on an error). */
+static int th__dist_request_begin(const char *fn, th_dist_comm *c, const th_tensor *t, th_dist_request **req,
+                                  th_dist_request **q)
+{
+    if (!req) return th_set_error(TH_ERR_INVALID, fn, "req is NULL");
+    *req = NULL;
+    int st = th__dist_comm_ok(fn, c);
+    if (st) return st;
+    *q = calloc(1, sizeof **q);
+    if (!*q) return th_set_error(TH_ERR_NOMEM, fn, "no memory for the request");
+    (*q)->fn = fn;
+    (*q)->c = c;
+    (*q)->d = th_tensor_dtype(t);
+    return TH_OK;
+}
+
 /* coll: TH__DIST_ALL_REDUCE, TH__DIST_REDUCE (the result on root only) or TH__DIST_BROADCAST. */
 static int th__dist_async(const char *fn, th_dist_comm *c, th_tensor *t, int coll, th_reduce_op op, int root,
                           th_dist_request **out)
 {
     bool reduction = coll != TH__DIST_BROADCAST;
-    if (!out) return th_set_error(TH_ERR_INVALID, fn, "req is NULL");
-    *out = NULL;
-    int st = th__dist_comm_ok(fn, c);
+    th_dist_request *q;
+    int st = th__dist_request_begin(fn, c, t, out, &q);
     if (st) return st;
-    th_dist_request *q = calloc(1, sizeof *q);
-    if (!q) return th_set_error(TH_ERR_NOMEM, fn, "no memory for the request");
-    q->fn = fn;
-    q->c = c;
-    q->d = th_tensor_dtype(t);
     q->reduction = reduction;
     q->write_back = coll == TH__DIST_ALL_REDUCE ? true : coll == TH__DIST_REDUCE ? c->rank == root : c->rank != root;
     if (coll != TH__DIST_ALL_REDUCE) st = th__dist_root_ok(fn, c, root, "root");
@@ -620,15 +631,9 @@ static int th__dist_count_is(const char *fn, const char *name, const th_tensor *
 static int th__dist_all_gather_async(const char *fn, th_dist_comm *c, th_tensor *out, const th_tensor *t,
                                      th_dist_request **req)
 {
-    if (!req) return th_set_error(TH_ERR_INVALID, fn, "req is NULL");
-    *req = NULL;
-    int st = th__dist_comm_ok(fn, c);
+    th_dist_request *q;
+    int st = th__dist_request_begin(fn, c, t, req, &q);
     if (st) return st;
-    th_dist_request *q = calloc(1, sizeof *q);
-    if (!q) return th_set_error(TH_ERR_NOMEM, fn, "no memory for the request");
-    q->fn = fn;
-    q->c = c;
-    q->d = th_tensor_dtype(t);
     int64_t k = th_tensor_numel(t);
     if (!t) st = th_set_error(TH_ERR_INVALID, fn, "t is NULL");
     else if (!out) st = th_set_error(TH_ERR_INVALID, fn, "out is NULL");
