@@ -100,15 +100,33 @@ run() {
         echo "$name: the build failed"
         tail -n 40 "$out/$name.setup.log" "$out/$name.build.log" 2>/dev/null
         failed=$((failed + 1))
+        release "$name"
         return
     fi
     meson test -C "$dir" --print-errorlogs "${test_args[@]}" 2>&1 | tail -n 60
     count_results "$dir"
     # Where CI's time goes, configuration by configuration (the build and the tests together).
     echo "$name: $((SECONDS - began)) s"
+    release "$name"
+}
+
+# release NAME: deletes a finished configuration's build directory, keeping its meson logs beside it
+# (NAME.meson-logs). A stop's CI run failed with "No space left on device" in its second configuration: the
+# nine directories together came to about 14 GB (1.2 GB of one configuration's is the tests' executables,
+# 80% of them debug information), more than that machine had free. One at a time, the run needs the largest.
+# TH_TEST_KEEP_BUILDS=1 keeps them, to rerun a test by hand.
+release() {
+    local dir=$out/$1
+    [ -d "$dir" ] || return 0
+    echo "$1: $(du -sh "$dir" 2>/dev/null | cut -f1) built; $(df -h --output=avail "$out" | tail -n 1 | tr -d ' ') free"
+    [ -n "${TH_TEST_KEEP_BUILDS:-}" ] && return 0
+    rm -rf "$out/$1.meson-logs"
+    [ -d "$dir/meson-logs" ] && mv "$dir/meson-logs" "$out/$1.meson-logs"
+    rm -rf "$dir"
 }
 
 mkdir -p "$out"
+echo "disk: $(df -h --output=avail "$out" | tail -n 1 | tr -d ' ') free at the start"
 # NumPy >= 2.1 and JAX from PyPI in a venv, for a second run of the interop tests.
 venv_args=()
 if venv=$(bash tests/python/setup_venv.sh "$out/venv" 2>"$out/venv.log" | tail -n 1) && [ -x "$venv" ]; then
