@@ -15,7 +15,7 @@
 
 /* The math ops exist for some kinds only: TH__WHEN(PRED, kind, ...) keeps its arguments when the dtype's
  * kind satisfies PRED (NUM: all but bool; ORDERED: integer and floating; REAL: all but complex; FLOAT:
- * floating; FLOATLIKE: floating and complex; ALL). */
+ * floating; FLOATLIKE: floating and complex; COMPLEX; ALL). */
 #define TH__WHEN(pred, kind, ...) TH__WHEN_##pred##_##kind(__VA_ARGS__)
 #define TH__WHEN_NUM_TH_KIND_BOOL(...)
 #define TH__WHEN_NUM_TH_KIND_UINT(...) __VA_ARGS__
@@ -42,6 +42,11 @@
 #define TH__WHEN_REAL_TH_KIND_INT(...) __VA_ARGS__
 #define TH__WHEN_REAL_TH_KIND_FLOAT(...) __VA_ARGS__
 #define TH__WHEN_REAL_TH_KIND_COMPLEX(...)
+#define TH__WHEN_COMPLEX_TH_KIND_BOOL(...)
+#define TH__WHEN_COMPLEX_TH_KIND_UINT(...)
+#define TH__WHEN_COMPLEX_TH_KIND_INT(...)
+#define TH__WHEN_COMPLEX_TH_KIND_FLOAT(...)
+#define TH__WHEN_COMPLEX_TH_KIND_COMPLEX(...) __VA_ARGS__
 #define TH__WHEN_ALL_TH_KIND_BOOL(...) __VA_ARGS__
 #define TH__WHEN_ALL_TH_KIND_UINT(...) __VA_ARGS__
 #define TH__WHEN_ALL_TH_KIND_INT(...) __VA_ARGS__
@@ -124,6 +129,11 @@
 #define th_ge(a, b) TH__GENERIC(a, REAL, ge)(a, b)
 #define th_neg(a) TH__GENERIC(a, NUM, neg)(a)
 #define th_abs(a) TH__GENERIC(a, NUM, abs)(a)
+#define th_conj(a) TH__GENERIC(a, COMPLEX, conj)(a)
+#define th_conj_out(out, a) TH__GENERIC(a, COMPLEX, conj_out)(out, a)
+#define th_conj_inplace(a) TH__GENERIC_MUT(a, COMPLEX, conj_inplace)(a)
+#define th_angle(a) TH__GENERIC(a, COMPLEX, angle)(a)
+#define th_angle_out(out, a) TH__GENERIC(a, COMPLEX, angle_out)(out, a)
 #define th_relu(a) TH__GENERIC(a, ORDERED, relu)(a)
 #define th_exp(a) TH__GENERIC(a, FLOATLIKE, exp)(a)
 #define th_log(a) TH__GENERIC(a, FLOATLIKE, log)(a)

@@ -68,10 +68,12 @@ TH__ELEM real TH_PRIVATE(from_ct)(real x) { return x; }
 #define TH__REAL_OF_COMPLEX float
 #define TH__RE(z) __builtin_crealf(z)
 #define TH__IM(z) __builtin_cimagf(z)
+#define TH__CONJ(z) __builtin_conjf(z)
 #elif defined(TH_REAL_IS_C128)
 #define TH__REAL_OF_COMPLEX double
 #define TH__RE(z) __builtin_creal(z)
 #define TH__IM(z) __builtin_cimag(z)
+#define TH__CONJ(z) __builtin_conj(z)
 #endif
 
 #if !defined(TH_REAL_IS_COMPLEX)
@@ -426,8 +428,18 @@ TH__ELEM bool TH_PRIVATE(isfinite_elem)(TH_PRIVATE(ct) x)
     TH__REAL_OF_COMPLEX re = TH__RE(x), im = TH__IM(x);
     return re - re == 0 && im - im == 0;
 }
+/* The conjugate flips the imaginary part's sign bit, NaN and zero included (NumPy's conjugate; PyTorch's
+ * conj_physical). The angle is atan2(im, re) in (-pi, pi], in the real dtype of the same precision: the sign
+ * of a zero part chooses between pi and -pi and between 0 and -0, as C's carg and NumPy's angle do. */
+TH__ELEM TH_PRIVATE(ct) TH_PRIVATE(conj_elem)(TH_PRIVATE(ct) x) { return TH__CONJ(x); }
+TH__ELEM TH__REAL_OF_COMPLEX TH_PRIVATE(angle_elem)(TH_PRIVATE(ct) x) { return TH__M(arg)(x); }
 #endif
 #define TH_OP abs
+#define TH_OP_REAL_RESULT
+#include "unary_op.h"
+#define TH_OP conj
+#include "unary_op.h"
+#define TH_OP angle
 #define TH_OP_REAL_RESULT
 #include "unary_op.h"
 #endif
@@ -723,5 +735,6 @@ TH__ELEM bool TH_PRIVATE(logical_xor_elem)(TH_PRIVATE(ct) a, TH_PRIVATE(ct) b) {
 #undef TH__REAL_OF_COMPLEX
 #undef TH__RE
 #undef TH__IM
+#undef TH__CONJ
 #endif
 #undef TH__ELEMS

@@ -1028,6 +1028,57 @@ static void test_complex_abs_and_classes(void)
     th_release(z);
 }
 
+/* conj flips the imaginary part's sign bit (zeros and NaN included); angle is atan2(im, re) in the real dtype,
+ * the sign of a zero part choosing between pi and -pi and between 0 and -0 (C's carg, NumPy's angle). */
+static void test_complex_conj_and_angle(void)
+{
+    const float re[7] = {3, -1, -1, 0.0f, -0.0f, NAN, -INFINITY}, im[7] = {-4, 0.0f, -0.0f, -0.0f, 0.0f, 2, INFINITY};
+    const double pi = 3.14159265358979323846;
+    const double want_angle[7] = {atan2(-4.0, 3.0), pi, -pi, -0.0, pi, NAN, 3 * pi / 4};
+    th_c64_tensor *z = th_c64_empty(1, SZ(7));
+    th_c64_tensor *zt = th_c64_empty(2, SZ(7, 2)); /* z's values in column 1: a strided view */
+    for (int i = 0; i < 7; i++) {
+        th_c64_data(z)[i] = CMPLX_F(re[i], im[i]);
+        th_c64_data(zt)[2 * i + 1] = CMPLX_F(re[i], im[i]);
+    }
+    th_c64_tensor *col = th_c64_select(zt, 1, 1);
+    th_c64_tensor *c = th_c64_conj(z);
+    th_f32_tensor *a = th_c64_angle(col);
+    CHECK(c && a && th_f32_numel(a) == 7 && !th_c64_is_contiguous(col));
+    for (int i = 0; c && a && i < 7; i++) {
+        float cre = __builtin_crealf(th_c64_data(c)[i]), cim = __builtin_cimagf(th_c64_data(c)[i]);
+        CHECK(memcmp(&cre, &re[i], sizeof cre) == 0);
+        CHECK(!signbit(cim) != !signbit(im[i]) && (isnan(im[i]) ? isnan(cim) : cim == -im[i]));
+        float got = th_f32_data(a)[i];
+        if (isnan(want_angle[i]))
+            CHECK(isnan(got));
+        else
+            CHECK(close_f32(got, want_angle[i], 1) && !signbit(got) == !signbit(want_angle[i]));
+    }
+    /* In place, twice: the identity, bit for bit. */
+    CHECK_INT_EQ(th_c64_conj_inplace(col), TH_OK);
+    CHECK_INT_EQ(th_conj_inplace(col), TH_OK);
+    for (int i = 0; i < 7; i++) {
+        float got_im = __builtin_cimagf(th_c64_data(zt)[2 * i + 1]);
+        CHECK(memcmp(&got_im, &im[i], sizeof got_im) == 0 || (isnan(got_im) && isnan(im[i])));
+    }
+    th_c128_tensor *w = th_c128_full(2, SZ(2, 2), CMPLX_D(0, -2));
+    th_f64_tensor *wa = th_angle(w), *bad = th_f64_zeros(1, SZ(3));
+    th_c128_tensor *wc = th_conj(w);
+    CHECK(th_f64_data(wa)[3] == -pi / 2 && __builtin_cimag(th_c128_data(wc)[0]) == 2);
+    CHECK_FAILS(th_c128_angle_out(bad, w), TH_ERR_SHAPE, "th_c128_angle_out", "shape");
+    CHECK_FAILS(th_c128_conj_out(wc, NULL), TH_ERR_INVALID, "th_c128_conj_out", "NULL");
+    th_release(bad);
+    th_release(wc);
+    th_release(wa);
+    th_release(w);
+    th_release(a);
+    th_release(c);
+    th_release(col);
+    th_release(zt);
+    th_release(z);
+}
+
 /* Every math entry of the _Generic front end reaches the suffixed function of the argument's dtype. */
 static void test_generic_math_forms(void)
 {
@@ -1114,6 +1165,7 @@ int main(void)
     test_generic_front_end();
     test_bool_and_integer_forms();
     test_complex_abs_and_classes();
+    test_complex_conj_and_angle();
     test_generic_math_forms();
     return test_end("pointwise");
 }

@@ -46,6 +46,17 @@ int main(void)
     th_f32_copy(im, re); /* z = 1 + 1i everywhere */
     th_c64_print(stdout, z);
     ok = ok && th_f32_strides(im)[0] == 2;
+    /* conj negates the imaginary parts; angle is atan2(im, re) as f32: pi/4 for 1 + 1i, -pi/4 for 1 - 1i */
+    th_c64_tensor *zc = th_c64_conj(z);
+    th_f32_tensor *ang = zc ? th_c64_angle(zc) : NULL;
+    if (!ang) {
+        fprintf(stderr, "%s\n", th_last_error());
+        return 1;
+    }
+    th_f32_print(stdout, ang);
+    ok = ok && th_f32_data(ang)[0] == -0.785398185f;
+    th_f32_release(ang);
+    th_c64_release(zc);
     th_f32_release(im);
     th_f32_release(re);
     th_c64_release(z);

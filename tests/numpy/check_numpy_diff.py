@@ -670,6 +670,11 @@ def ref_unary(op, dt, a):
             if op == "abs":  # docs/math.md: the magnitude, in the real dtype of the same precision
                 r = rnd(np.abs(z), REAL_OF[dt])
                 return r, 2 * ulp(REAL_OF[dt], r)
+            if op == "angle":  # atan2(im, re) of the dtype's own parts, in the real dtype
+                r = rnd(np.angle(z), REAL_OF[dt])
+                return r, 2 * ulp(REAL_OF[dt], r)
+            if op == "conj":  # exact: the imaginary part's sign bit flipped, NaN and zero included
+                return np.conjugate(a), 0.0
             r = rnd(COMPLEX_UNARY[op](z), dt)
             if op == "neg":
                 return r, 0.0
@@ -906,7 +911,7 @@ def gen_binary(c, rng):
 def gen_unary(c, rng):
     op, dt = c.op, c.dt
     out_dt = "bool" if op in ("logical_not", "isnan", "isinf", "isfinite") else \
-        REAL_OF[dt] if op == "abs" and kind(dt) == "c" else dt
+        REAL_OF[dt] if op in ("abs", "angle") and kind(dt) == "c" else dt
     g = plain(dt, small=True) if kind(dt) == "c" else plain(dt)
     if kind(dt) == "c" and op in ("asin", "acos", "atan", "log", "sqrt", "rsqrt"):
         g = off_branch_cuts(dt)
@@ -2512,7 +2517,7 @@ family(gen_binary, "add sub mul div floor_divide remainder fmod maximum minimum 
                    "logical_xor")
 family(gen_unary, "logical_not isnan isinf isfinite neg square sign relu floor ceil round trunc bitwise_not frac "
                   "sqrt exp log sin tanh sigmoid reciprocal rsqrt expm1 log1p erf abs cos tan asin acos atan "
-                  "sinh cosh exp2 log2 log10 gelu")
+                  "sinh cosh exp2 log2 log10 gelu conj angle")
 family(gen_where, "where")
 family(gen_clamp, "clamp")
 family(gen_combine, "add_alpha lerp addcmul addcdiv")

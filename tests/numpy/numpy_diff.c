@@ -434,7 +434,8 @@ static void w_tensor_copy(call *c) { RC(th_tensor_copy(c->t[0], c->t[1])); }
     F(UNARY, D_FLTC, atan) F(UNARY, D_FLTC, sinh) F(UNARY, D_FLTC, cosh) F(UNARY, D_FLT, exp2)    \
     F(UNARY, D_FLT, log2) F(UNARY, D_FLT, log10) F(UNARY, D_FLT, gelu)                            \
     F(U_NEW, D_NUM, abs) F(U_IP, D_INTFLT, abs) F(U_OUT, D_INTFLT, abs, SAME)                        \
-    F(U_OUT, D_CPX, abs, REALOF)                                                                  \
+    F(U_OUT, D_CPX, abs, REALOF) F(UNARY, D_CPX, conj) F(U_NEW, D_CPX, angle)                     \
+    F(U_OUT, D_CPX, angle, REALOF)                                                                \
     F(WHERE, D_ALL, where) F(CLAMP, D_INTFLT, clamp) F(BX, D_NUM, add_alpha) F(BX, D_FLT, lerp)   \
     F(TX, D_NUM, addcmul) F(TX, D_FLTC, addcdiv)                                                  \
     F(RED, D_NUM, sum, SAME) F(RED, D_NUM, prod, SAME) F(RED, D_FLTC, mean, SAME) F(RED_C, D_FLT, var)     \
