@@ -442,6 +442,77 @@ TH__ELEM TH__REAL_OF_COMPLEX TH_PRIVATE(angle_elem)(TH_PRIVATE(ct) x) { return T
 #define TH_OP angle
 #define TH_OP_REAL_RESULT
 #include "unary_op.h"
+
+/* polar(abs, angle) = abs cos(angle) + i abs sin(angle), from two tensors of the real dtype of the same precision
+ * (f32 for c64), broadcast together: torch.polar, NumPy's abs * exp(1j * angle) without the complex product's
+ * rounding. Named by its result's dtype, as the constructors are: th_c64_polar(abs, angle). Host memory only
+ * (the device kernels have no complex dtype). Each part is one product, so abs = inf at angle 0 gives
+ * inf + NaN i, as in both peers. */
+#if !defined(TH__DEVICE_ELEMS)
+#if defined(TH_REAL_IS_C64)
+#define TH__POLAR_IN th_f32_tensor
+#define TH__POLAR_DT TH_F32
+#else
+#define TH__POLAR_IN th_f64_tensor
+#define TH__POLAR_DT TH_F64
+#endif
+#ifndef TH__DEFINING
+TH_API TH_NAME(tensor) *TH_NAME(polar)(const TH__POLAR_IN *abs, const TH__POLAR_IN *angle);
+TH_API int TH_NAME(polar_out)(TH_NAME(tensor) *out, const TH__POLAR_IN *abs, const TH__POLAR_IN *angle);
+#else
+static void TH_PRIVATE(polar_row)(char **data, const int64_t *s, int64_t n, void *ctx)
+{
+    (void)ctx;
+    for (int64_t i = 0; i < n; i++) {
+        TH__REAL_OF_COMPLEX r, t;
+        memcpy(&r, data[1] + i * s[1], sizeof r);
+        memcpy(&t, data[2] + i * s[2], sizeof t);
+#if defined(TH_REAL_IS_C64)
+        const float parts[2] = {r * cosf(t), r * sinf(t)};
+#else
+        const double parts[2] = {r * cos(t), r * sin(t)};
+#endif
+        memcpy(data[0] + i * s[0], parts, sizeof parts); /* a complex number is laid out as its two parts */
+    }
+}
+
+static const th__ew_op TH_PRIVATE(polar_op) = {"polar", TH_DT_ENUM, TH_PRIVATE(polar_row)};
+
+static th_tensor *TH_PRIVATE(polar_into)(const char *fn, th_tensor *out, const TH__POLAR_IN *abs,
+                                         const TH__POLAR_IN *angle)
+{
+    if (th__dtype_mismatch(fn, "abs", TH__B(abs), TH__POLAR_DT) ||
+        th__dtype_mismatch(fn, "angle", TH__B(angle), TH__POLAR_DT))
+        return NULL;
+    if (!abs || !angle) {
+        th__fail(TH_ERR_INVALID, fn, "NULL %s", abs ? "angle" : "abs");
+        return NULL;
+    }
+    const th_tensor *in[2] = {TH__B(abs), TH__B(angle)};
+    for (int i = 0; i < 2; i++)
+        if (!th_device_is_host(in[i]->storage->device)) {
+            th__fail(TH_ERR_UNSUPPORTED, fn, "%s is in device memory (device type %d): polar runs on the host only",
+                     i ? "angle" : "abs", (int)in[i]->storage->device.type);
+            return NULL;
+        }
+    return th__elementwise(fn, out, TH_DT_ENUM, 2, in, &TH_PRIVATE(polar_op), NULL);
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(polar)(const TH__POLAR_IN *abs, const TH__POLAR_IN *angle)
+{
+    return (TH_NAME(tensor) *)TH_PRIVATE(polar_into)(TH__STR(TH_NAME(polar)), NULL, abs, angle);
+}
+
+TH_API int TH_NAME(polar_out)(TH_NAME(tensor) *out, const TH__POLAR_IN *abs, const TH__POLAR_IN *angle)
+{
+    if (TH__WRONG_DTYPE(out)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__STR(TH_NAME(polar_out)), "NULL out");
+    return th__status_of(TH_PRIVATE(polar_into)(TH__STR(TH_NAME(polar_out)), TH__B(out), abs, angle));
+}
+#endif
+#undef TH__POLAR_IN
+#undef TH__POLAR_DT
+#endif
 #endif
 
 /* Rounding and classification, stamped once for every kind whose element functions are above. */

@@ -1079,6 +1079,62 @@ static void test_complex_conj_and_angle(void)
     th_release(z);
 }
 
+/* polar(abs, angle): abs cos(angle) + i abs sin(angle), the two real operands broadcast together; abs = inf at
+ * angle 0 gives inf + NaN i, as torch.polar and NumPy do. */
+static void test_complex_polar(void)
+{
+    const double pi = 3.14159265358979323846;
+    th_f64_tensor *r = th_f64_empty(2, SZ(3, 1)), *t = th_f64_empty(1, SZ(2));
+    const double rv[3] = {2, 0.5, INFINITY}, tv[2] = {pi / 3, 0};
+    memcpy(th_f64_data(r), rv, sizeof rv);
+    memcpy(th_f64_data(t), tv, sizeof tv);
+    th_c128_tensor *z = th_c128_polar(r, t);
+    CHECK(z && th_c128_ndim(z) == 2 && th_c128_size(z, 0) == 3 && th_c128_size(z, 1) == 2);
+    for (int i = 0; z && i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            double want_re = rv[i] * cos(tv[j]), want_im = rv[i] * sin(tv[j]);
+            th_complex128 got = th_c128_data(z)[2 * i + j];
+            CHECK(__builtin_creal(got) == want_re && __builtin_cimag(got) == want_im);
+        }
+    if (z) {
+        th_complex128 inf0 = th_c128_data(z)[5];
+        CHECK(__builtin_creal(inf0) == INFINITY && isnan(__builtin_cimag(inf0)));
+    }
+    /* _out into a strided view; then the angle and magnitude of the result give the operands back */
+    th_c64_tensor *big = th_c64_zeros(2, SZ(4, 2));
+    th_c64_tensor *col = th_c64_select(big, 1, 0);
+    th_f32_tensor *m = th_f32_full(1, SZ(4), 3.0f), *a = th_f32_linspace(-3.0f, 3.0f, 4);
+    CHECK_INT_EQ(th_c64_polar_out(col, m, a), TH_OK);
+    th_f32_tensor *back = th_c64_angle(col), *mag = th_c64_abs(col);
+    for (int i = 0; back && mag && i < 4; i++) {
+        CHECK(close_f32(th_f32_data(back)[i], th_f32_data(a)[i], 2));
+        CHECK(close_f32(th_f32_data(mag)[i], 3.0, 2));
+        CHECK(__builtin_crealf(th_c64_data(big)[2 * i + 1]) == 0); /* the other column untouched */
+    }
+    /* errors: a NULL or wrong-dtype operand, shapes that do not broadcast, an out of another shape */
+    th_f64_tensor *t3 = th_f64_zeros(1, SZ(3)), *r4 = th_f64_zeros(1, SZ(4));
+    th_c64_tensor *out3 = th_c64_zeros(1, SZ(3));
+    CHECK_FAILS(th_c128_polar(NULL, t) == NULL ? th_last_status() : TH_OK, TH_ERR_INVALID, "th_c128_polar", "NULL abs");
+    CHECK_FAILS(th_c128_polar(r, NULL) == NULL ? th_last_status() : TH_OK, TH_ERR_INVALID, "th_c128_polar", "NULL angle");
+    CHECK_FAILS(th_c128_polar((const th_f64_tensor *)(const void *)m, t) == NULL ? th_last_status() : TH_OK,
+                TH_ERR_DTYPE, "th_c128_polar", "abs");
+    CHECK_FAILS(th_c128_polar(t3, r4) == NULL ? th_last_status() : TH_OK, TH_ERR_SHAPE, "th_c128_polar", "");
+    CHECK_FAILS(th_c64_polar_out(out3, m, a), TH_ERR_SHAPE, "th_c64_polar_out", "");
+    CHECK_FAILS(th_c64_polar_out(NULL, m, a), TH_ERR_INVALID, "th_c64_polar_out", "NULL out");
+    th_release(out3);
+    th_release(r4);
+    th_release(t3);
+    th_release(mag);
+    th_release(back);
+    th_release(a);
+    th_release(m);
+    th_release(col);
+    th_release(big);
+    th_release(z);
+    th_release(t);
+    th_release(r);
+}
+
 /* Every math entry of the _Generic front end reaches the suffixed function of the argument's dtype. */
 static void test_generic_math_forms(void)
 {
@@ -1166,6 +1222,7 @@ int main(void)
     test_bool_and_integer_forms();
     test_complex_abs_and_classes();
     test_complex_conj_and_angle();
+    test_complex_polar();
     test_generic_math_forms();
     return test_end("pointwise");
 }

@@ -55,6 +55,17 @@ int main(void)
     }
     th_f32_print(stdout, ang);
     ok = ok && th_f32_data(ang)[0] == -0.785398185f;
+    /* and back: magnitude 2 at those angles gives 2 cos + 2i sin, broadcast over one magnitude */
+    th_f32_tensor *two = th_f32_full(0, NULL, 2.0f);
+    th_c64_tensor *zp = two ? th_c64_polar(two, ang) : NULL;
+    if (!zp) {
+        fprintf(stderr, "%s\n", th_last_error());
+        return 1;
+    }
+    th_c64_print(stdout, zp);
+    ok = ok && __builtin_cimagf(th_c64_data(zp)[2]) == 2.0f * sinf(-0.785398185f);
+    th_c64_release(zp);
+    th_f32_release(two);
     th_f32_release(ang);
     th_c64_release(zc);
     th_f32_release(im);

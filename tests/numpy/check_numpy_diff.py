@@ -935,6 +935,29 @@ def gen_where(c, rng):
                     lambda m, a, b: ref_where(dt, m, a, b), dt)
 
 
+def ref_polar(dt, r, t):
+    # abs cos(angle) + i abs sin(angle), each part one product in the real dtype: torch.polar's definition;
+    # NumPy gives the same parts as r * cos(t) and r * sin(t) in float64, rounded once here, so the library's
+    # two roundings (the cosine's, the product's) are within 2 ulps of the part, or of r where cos(t) is tiny
+    R = REAL_OF[dt]
+    r64, t64 = r.astype(np.float64), t.astype(np.float64)
+    with np.errstate(all="ignore"):
+        re, im = r64 * np.cos(t64), r64 * np.sin(t64)
+    z = np.empty(np.broadcast(re, im).shape, dtype=np.complex128)
+    z.real, z.imag = re, im
+    mag = np.abs(np.broadcast_to(r64, z.shape))
+    with np.errstate(all="ignore"):
+        tol = 4 * ulp(R, np.abs(re)) + 4 * ulp(R, np.abs(im)) + 4 * eps(R) * np.where(np.isfinite(mag), mag, 0)
+    return rnd(z, dt), tol
+
+
+def gen_polar(c, rng):
+    dt = c.dt
+    R = REAL_OF[dt]
+    gen_elementwise(c, rng, c.form, [R, R], [plain(R), plain(R, small=True)], [],
+                    lambda r, t: ref_polar(dt, r, t), dt)
+
+
 def gen_clamp(c, rng):
     dt = c.dt
     bound = plain(dt, small=True) if kind(dt) in "ui" else plain(dt, finite=True, tame=True)
@@ -2519,6 +2542,7 @@ family(gen_unary, "logical_not isnan isinf isfinite neg square sign relu floor c
                   "sqrt exp log sin tanh sigmoid reciprocal rsqrt expm1 log1p erf abs cos tan asin acos atan "
                   "sinh cosh exp2 log2 log10 gelu conj angle")
 family(gen_where, "where")
+family(gen_polar, "polar")
 family(gen_clamp, "clamp")
 family(gen_combine, "add_alpha lerp addcmul addcdiv")
 family(gen_reduce, "sum prod mean var std logsumexp norm max min argmax argmin all any")

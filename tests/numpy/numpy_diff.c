@@ -129,6 +129,13 @@ static th_complex128 sc_c128(const scalar *s)
 #define DEF_UPRED(S, op) DEF_U_NEW(S, op) DEF_U_OUT(S, op, bool)
 #define REG_UPRED(S, op) REG_U_NEW(S, op) REG_U_OUT(S, op, bool)
 
+/* polar: two operands of the real dtype of S's precision; new, _out */
+#define DEF_POLAR(S, op) DEF_POLAR_(S, op, REALOF_##S)
+#define DEF_POLAR_(S, op, R)                                                                      \
+    WRAP(S, op) { NEW(th_##S##_##op(A(R, 0), A(R, 1))); }                                        \
+    WRAP(S, op##_out) { RC(th_##S##_##op##_out(A(S, 0), A(R, 1), A(R, 2))); }
+#define REG_POLAR(S, op) ROW(S, op) ROW(S, op##_out)
+
 /* binary: new, _out, _inplace and the three _scalar forms */
 #define DEF_BINARY(S, op)                                                                         \
     WRAP(S, op) { NEW(th_##S##_##op(A(S, 0), A(S, 1))); }                                        \
@@ -435,7 +442,7 @@ static void w_tensor_copy(call *c) { RC(th_tensor_copy(c->t[0], c->t[1])); }
     F(UNARY, D_FLT, log2) F(UNARY, D_FLT, log10) F(UNARY, D_FLT, gelu)                            \
     F(U_NEW, D_NUM, abs) F(U_IP, D_INTFLT, abs) F(U_OUT, D_INTFLT, abs, SAME)                        \
     F(U_OUT, D_CPX, abs, REALOF) F(UNARY, D_CPX, conj) F(U_NEW, D_CPX, angle)                     \
-    F(U_OUT, D_CPX, angle, REALOF)                                                                \
+    F(U_OUT, D_CPX, angle, REALOF) F(POLAR, D_CPX, polar)                                         \
     F(WHERE, D_ALL, where) F(CLAMP, D_INTFLT, clamp) F(BX, D_NUM, add_alpha) F(BX, D_FLT, lerp)   \
     F(TX, D_NUM, addcmul) F(TX, D_FLTC, addcdiv)                                                  \
     F(RED, D_NUM, sum, SAME) F(RED, D_NUM, prod, SAME) F(RED, D_FLTC, mean, SAME) F(RED_C, D_FLT, var)     \
