@@ -269,17 +269,16 @@ static const tcase cases[] = {
     {3, 3, 3, 0, {0, 4, 3}, {1, 5, 3}, {1, 5, 2}, {0}, 0, false, 0},
 };
 
-/* A long sequence (L = S = 1030, across 17 query and 9 key blocks), causal and not, f32 and f64; the same bits
+/* A long sequence (L = S = 1030, across 17 query and 9 key blocks), f32 and f64 causal; the same bits
  * for 1 and 2 threads; BLAS on and off close. */
 static void long_sequence(void)
 {
-    for (int di = 0; di < 2; di++)
-        for (int causal = 0; causal < 2; causal++) {
-            tcase c = {3, 3, 3, 0, {1, 1030, 8}, {1, 1030, 8}, {1, 1030, 8}, {0}, 0, causal == 1, 0};
-            run_case(&c, di, 0, false);
-        }
-    th_tensor *q = rand_new(TH_F32, 3, SZ(2, 300, 16), 1, 2), *k = rand_new(TH_F32, 3, SZ(2, 260, 16), 0, 2);
-    th_tensor *v = rand_new(TH_F32, 3, SZ(2, 260, 16), 2, 2);
+    for (int di = 0; di < 2; di++) { /* f32 plain, f64 causal */
+        tcase c = {3, 3, 3, 0, {1, 1030, 4}, {1, 1030, 4}, {1, 1030, 4}, {0}, 0, di == 1, 0};
+        run_case(&c, di, di, false);
+    }
+    th_tensor *q = rand_new(TH_F32, 3, SZ(2, 200, 8), 1, 2), *k = rand_new(TH_F32, 3, SZ(2, 260, 8), 0, 2);
+    th_tensor *v = rand_new(TH_F32, 3, SZ(2, 260, 8), 2, 2);
     th_sdpa_opts o = {.is_causal = true};
     int st;
     bool two = test_set_threads(2);
@@ -381,9 +380,12 @@ static void aliasing(void)
 int main(void)
 {
     test_begin();
-    for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++)
+    for (size_t ci = 0; ci < sizeof cases / sizeof *cases; ci++) {
+        bool big = cases[ci].qs[cases[ci].qn - 2] * cases[ci].ks[cases[ci].kn - 2] > 10000;
         for (int di = 0; di < 4; di++)
-            for (int layout = 0; layout < 3; layout++) run_case(&cases[ci], di, layout, layout == 2);
+            for (int layout = 0; layout < 3; layout++) /* the big cases in one layout per dtype (valgrind's time) */
+                if (!big || layout == (int)((ci + (size_t)di) % 3)) run_case(&cases[ci], di, layout, layout == 2);
+    }
     long_sequence();
     aliasing();
     errors();
