@@ -102,7 +102,7 @@ static int th__sdpa_host(const char *fn, const char *name, const th_tensor *t)
 static void th__sdpa_batch_strides(const th_tensor *t, int tail, int nbd, int64_t *bst)
 {
     int64_t span = 1;
-    for (int d = t->ndim - tail; d < t->ndim; d++) span *= t->sizes[d];
+    for (int d = t->ndim > tail ? t->ndim - tail : 0; d < t->ndim; d++) span *= t->sizes[d];
     for (int d = nbd - 1; d >= 0; d--) {
         int td = t->ndim - tail - (nbd - d);
         if (td < 0) {
@@ -164,7 +164,6 @@ TH__MAYBE_UNUSED static th_tensor *th__sdpa_run(const char *fn, th_tensor *out, 
     int tails[4] = {2, 2, 2, 2};
     for (int i = 0; i < 4; i++)
         if (all[i] && all[i]->ndim - tails[i] > nbd) nbd = all[i]->ndim - tails[i];
-    if (nbd + 2 > TH_MAX_DIMS) return th__fail(TH_ERR_SHAPE, fn, "the mask has more than %d dims", TH_MAX_DIMS), NULL;
     for (int d = 0; d < nbd; d++) p.bsize[d] = 1;
     for (int i = 0; i < 4; i++) {
         const th_tensor *t = all[i];

@@ -251,6 +251,9 @@ static const tcase cases[] = {
     {3, 3, 3, 3, {2, 6, 4}, {2, 7, 4}, {2, 7, 3}, {2, 1, 7}, 1, false, 0},
     /* float mask (S) */
     {3, 3, 3, 1, {2, 5, 4}, {2, 7, 4}, {2, 7, 3}, {7}, 2, false, 0},
+    /* 0-d masks: a bool (all keys or none) and a float (a shift of every score) */
+    {3, 3, 3, 0, {2, 5, 4}, {2, 6, 4}, {2, 6, 3}, {0}, 1, false, 0},
+    {3, 3, 3, 0, {2, 5, 4}, {2, 6, 4}, {2, 6, 3}, {0}, 2, false, 0},
     /* float mask with -inf, its first row all -inf (NaN), batch dims growing the result: (3, 1, L, S) */
     {3, 3, 3, 4, {2, 5, 4}, {2, 7, 4}, {2, 7, 3}, {3, 1, 5, 7}, 3, false, 0},
     /* causal, L < S and L > S and L == S */
