@@ -49,6 +49,8 @@ POINTERS = {
     ('const th_conv_opts *', 'opts'): 'NULL',
     ('const th_pool_opts *', 'opts'): 'NULL',
     ('const th_loss_opts *', 'opts'): 'NULL',
+    ('const th_sdpa_opts *', 'opts'): 'NULL',
+    ('const th_tensor *', 'mask'): 'NULL',
     ('const int64_t *', 'output_size'): '(const int64_t[]){1, 1}',
     ('const int64_t *', 'pads'): '(const int64_t[]){0, 0}',
     ('const char *', 'equation'): '"ij,jk->ik"',
