@@ -109,6 +109,7 @@ extern "C" {
 #include "ops/linalg_erased.h"
 #include "ops/nn_erased.h"
 #include "ops/conv_erased.h"
+#include "ops/resize_erased.h"
 #include "ops/lapack_erased.h"
 #include "ops/products_erased.h"
 

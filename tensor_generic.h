@@ -712,6 +712,7 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 #include "ops/linalg.h"
 #include "ops/nn.h"
 #include "ops/conv.h"
+#include "ops/resize.h"
 #include "ops/lapack.h"
 #include "ops/products.h"
 

@@ -48,6 +48,7 @@ POINTERS = {
     ('const int64_t *', 'kernel'): '(const int64_t[]){1, 1}',
     ('const th_conv_opts *', 'opts'): 'NULL',
     ('const th_pool_opts *', 'opts'): 'NULL',
+    ('const th_interp_opts *', 'opts'): 'NULL',
     ('const th_loss_opts *', 'opts'): 'NULL',
     ('const int64_t *', 'output_size'): '(const int64_t[]){1, 1}',
     ('const int64_t *', 'pads'): '(const int64_t[]){0, 0}',
