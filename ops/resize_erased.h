@@ -113,50 +113,126 @@ typedef struct th__interp_job {
     int64_t c, sn, sc;      /* channels; the input's batch and channel strides (elements) */
     char *y;                /* the contiguous result of the compute type */
     th__interp_dim dim[3];  /* the spatial dims, padded in front to 3 with one-element dims */
+    bool unit_outer;        /* every weight of dims 0 and 1 is 1 (nearest modes, padding dims) */
+    bool unit_inner;        /* every weight of dim 2 is 1 */
 } th__interp_job;
 
-/* Planes begin..end-1 over the compute type T. */
-#define TH__INTERP_PLANES(T)                                                                                        \
+/* One output row (the innermost dim, n outputs) over the compute type T with NC taps in it: the rows of the
+ * outer dims' taps, na x nb of them, rows[i * nb + k], weights wa[i] and wb[k] (unit: every outer weight 1,
+ * a multiplication that changes nothing, skipped). The sums nest as torch's: innermost first, then
+ * wb[k] times it summed over k, then wa[i] times that summed over i. */
+/* The row with one outer row of taps in dim 0 (na == 1: its weight 1) and NB in dim 1, the counts constant. */
+#define TH__INTERP_ROW1(T, NC, NB)                                                                                  \
+    for (int64_t c = 0; c < n; c++) {                                                                               \
+        const int64_t *o3 = oc + c * NC;                                                                            \
+        const T *ww = w3 + c * NC;                                                                                  \
+        T accb = 0;                                                                                                 \
+        for (int k = 0; k < NB; k++) {                                                                              \
+            const T *row = rw[k];                                                                                   \
+            T s = ww[0] * row[o3[0]];                                                                               \
+            for (int t = 1; t < NC; t++) s += ww[t] * row[o3[t]];                                                   \
+            T v = unit ? s : wbv[k] * s;                                                                            \
+            accb = k ? accb + v : v;                                                                                \
+        }                                                                                                           \
+        yo[c] = accb;                                                                                               \
+    }
+
+#define TH__INTERP_ROW(T, NC)                                                                                       \
     do {                                                                                                            \
-        const th__interp_dim *da = &j->dim[0], *db = &j->dim[1], *dc = &j->dim[2];                                 \
-        const T *wa = (const T *)da->w, *wb = (const T *)db->w, *wc = (const T *)dc->w;                             \
-        int64_t outl = da->out * db->out * dc->out, nc = dc->nt;                                                    \
-        for (int64_t p = begin; p < end; p++) {                                                                     \
-            const T *xp = (const T *)(const void *)j->x + (p / j->c) * j->sn + (p % j->c) * j->sc;                  \
-            T *yp = (T *)(void *)j->y + p * outl;                                                                   \
-            for (int64_t a = 0; a < da->out; a++)                                                                   \
-                for (int64_t b = 0; b < db->out; b++) {                                                             \
-                    for (int64_t c = 0; c < dc->out; c++) {                                                         \
-                        const int64_t *oc = dc->off + c * nc;                                                       \
-                        const T *w3 = wc + c * nc;                                                                  \
-                        T acc = 0;                                                                                  \
-                        for (int64_t i = 0; i < da->nt; i++) {                                                      \
-                            T accb = 0;                                                                             \
-                            for (int64_t k = 0; k < db->nt; k++) {                                                  \
-                                const T *row = xp + da->off[a * da->nt + i] + db->off[b * db->nt + k];              \
-                                T accc = w3[0] * row[oc[0]];                                                        \
-                                for (int64_t t = 1; t < nc; t++) accc += w3[t] * row[oc[t]];                        \
-                                T v = wb[b * db->nt + k] * accc;                                                    \
-                                accb = k ? accb + v : v;                                                            \
-                            }                                                                                       \
-                            T v = wa[a * da->nt + i] * accb;                                                        \
-                            acc = i ? acc + v : v;                                                                  \
-                        }                                                                                           \
-                        *yp++ = acc;                                                                                \
-                    }                                                                                               \
+        const T *const *rw = (const T *const *)rows;                                                                \
+        const T *wav = (const T *)wa, *wbv = (const T *)wb, *w3 = (const T *)wc;                                    \
+        T *restrict yo = (T *)yrow;                                                                                 \
+        if (NC == 1 && unit && na * nb == 1) {                                                                      \
+            const T *r0 = rw[0];                                                                                    \
+            if (unitc)                                                                                              \
+                for (int64_t c = 0; c < n; c++) yo[c] = r0[oc[c]];                                                  \
+            else                                                                                                    \
+                for (int64_t c = 0; c < n; c++) yo[c] = w3[c] * r0[oc[c]];                                          \
+            break;                                                                                                  \
+        }                                                                                                           \
+        if (na == 1 && nb == 1) {                                                                                   \
+            TH__INTERP_ROW1(T, NC, 1);                                                                              \
+            break;                                                                                                  \
+        }                                                                                                           \
+        if (na == 1 && nb == 2) {                                                                                   \
+            TH__INTERP_ROW1(T, NC, 2);                                                                              \
+            break;                                                                                                  \
+        }                                                                                                           \
+        if (na == 1 && nb == 4) {                                                                                   \
+            TH__INTERP_ROW1(T, NC, 4);                                                                              \
+            break;                                                                                                  \
+        }                                                                                                           \
+        for (int64_t c = 0; c < n; c++) {                                                                           \
+            const int64_t *o3 = oc + c * NC;                                                                        \
+            const T *ww = w3 + c * NC;                                                                              \
+            T acc = 0;                                                                                              \
+            for (int64_t i = 0; i < na; i++) {                                                                      \
+                T accb = 0;                                                                                         \
+                for (int64_t k = 0; k < nb; k++) {                                                                  \
+                    const T *row = rw[i * nb + k];                                                                  \
+                    T s = ww[0] * row[o3[0]];                                                                       \
+                    for (int t = 1; t < NC; t++) s += ww[t] * row[o3[t]];                                           \
+                    T v = unit ? s : wbv[k] * s;                                                                    \
+                    accb = k ? accb + v : v;                                                                        \
                 }                                                                                                   \
+                T v = unit ? accb : wav[i] * accb;                                                                  \
+                acc = i ? acc + v : v;                                                                              \
+            }                                                                                                       \
+            yo[c] = acc;                                                                                            \
         }                                                                                                           \
     } while (0)
 
+static void th__interp_row_f(const void *const *rows, const void *wa, const void *wb, int64_t na, int64_t nb,
+                             bool unit, bool unitc, const int64_t *oc, const void *wc, int nc, int64_t n, void *yrow)
+{
+    if (nc == 1)
+        TH__INTERP_ROW(float, 1);
+    else if (nc == 2)
+        TH__INTERP_ROW(float, 2);
+    else
+        TH__INTERP_ROW(float, 4);
+}
+
+static void th__interp_row_d(const void *const *rows, const void *wa, const void *wb, int64_t na, int64_t nb,
+                             bool unit, bool unitc, const int64_t *oc, const void *wc, int nc, int64_t n, void *yrow)
+{
+    if (nc == 1)
+        TH__INTERP_ROW(double, 1);
+    else if (nc == 2)
+        TH__INTERP_ROW(double, 2);
+    else
+        TH__INTERP_ROW(double, 4);
+}
+#undef TH__INTERP_ROW
+#undef TH__INTERP_ROW1
+
+/* Planes begin..end-1 (threads' body for th__parallel_chunks). */
 static void th__interp_planes(void *ctx, int64_t begin, int64_t end)
 {
     const th__interp_job *j = (const th__interp_job *)ctx;
-    if (j->f64)
-        TH__INTERP_PLANES(double);
-    else
-        TH__INTERP_PLANES(float);
+    const th__interp_dim *da = &j->dim[0], *db = &j->dim[1], *dc = &j->dim[2];
+    size_t es = j->f64 ? sizeof(double) : sizeof(float);
+    int64_t outl = da->out * db->out * dc->out, na = da->nt, nb = db->nt;
+    /* the outer weights are all 1 when the outer dims are nearest's or size-1 padding */
+    bool unit = j->unit_outer, unitc = j->unit_inner;
+    const void *rows[16];
+    for (int64_t p = begin; p < end; p++) {
+        const char *xp = j->x + (size_t)((p / j->c) * j->sn + (p % j->c) * j->sc) * es;
+        char *yp = j->y + (size_t)(p * outl) * es;
+        for (int64_t a = 0; a < da->out; a++)
+            for (int64_t b = 0; b < db->out; b++) {
+                for (int64_t i = 0; i < na; i++)
+                    for (int64_t k = 0; k < nb; k++)
+                        rows[i * nb + k] = xp + (ptrdiff_t)(da->off[a * na + i] + db->off[b * nb + k]) * (ptrdiff_t)es;
+                const char *wa = (const char *)da->w + (size_t)(a * na) * es, *wb = (const char *)db->w + (size_t)(b * nb) * es;
+                char *yrow = yp + (size_t)((a * db->out + b) * dc->out) * es;
+                if (j->f64)
+                    th__interp_row_d(rows, wa, wb, na, nb, unit, unitc, dc->off, dc->w, (int)dc->nt, dc->out, yrow);
+                else
+                    th__interp_row_f(rows, wa, wb, na, nb, unit, unitc, dc->off, dc->w, (int)dc->nt, dc->out, yrow);
+            }
+    }
 }
-#undef TH__INTERP_PLANES
 
 /* interpolate of x by o into out (NULL: a new tensor). Returns the result (out retained) or NULL. */
 TH__MAYBE_UNUSED static th_tensor *th__interp_run(const char *fn, th_tensor *out, const th_tensor *x,
@@ -276,6 +352,8 @@ TH__MAYBE_UNUSED static th_tensor *th__interp_run(const char *fn, th_tensor *out
             y = tmp;
         }
         job.f64 = f64;
+        job.unit_outer = nearest || nsp == 1;
+        job.unit_inner = nearest;
         job.x = (const char *)th_tensor_data(xr);
         job.c = xr->sizes[1];
         job.sn = xr->strides[0];
