@@ -283,6 +283,10 @@ TH__MAYBE_UNUSED static th_tensor *th__interp_run(const char *fn, th_tensor *out
                        NULL;
             continue;
         }
+        if (in < 1)
+            return th__fail(TH_ERR_SHAPE, fn, "spatial dim %d of the input has size %lld; it must be >= 1", i,
+                            (long long)in),
+                   NULL;
         int64_t os;
         if (has_size) {
             if (o->size[i] < 1)
@@ -294,16 +298,12 @@ TH__MAYBE_UNUSED static th_tensor *th__interp_run(const char *fn, th_tensor *out
                 return th__fail(TH_ERR_INVALID, fn, "scale[%d] is %g; it must be > 0 and finite", i, s), NULL;
             double f = floor((double)in * s);
             if (f < 1 || f > (double)INT64_MAX / 2)
-                return th__fail(TH_ERR_SHAPE, fn, "scale[%d] %g makes spatial dim %d of size %lld %.0f; it must be >= 1",
+                return th__fail(TH_ERR_SHAPE, fn, "scale[%d] %g makes spatial dim %d of size %lld %.0f; it must be from 1 to 2^62",
                                 i, s, i, (long long)in, f),
                        NULL;
             os = (int64_t)f;
             if (!o->recompute_scale_factor) scale[i] = s;
         }
-        if (in < 1)
-            return th__fail(TH_ERR_SHAPE, fn, "spatial dim %d of the input has size %lld; it must be >= 1", i,
-                            (long long)in),
-                   NULL;
         job.dim[3 - nsp + i].in = in;
         job.dim[3 - nsp + i].out = os;
     }

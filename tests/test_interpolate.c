@@ -379,7 +379,7 @@ static void errors(void)
     o.scale[0] = NAN;
     CHECK_NULL(th_f32_interpolate(x3, &o), TH_ERR_INVALID, f, "scale[0] is nan");
     o.scale[0] = 0.2; /* 4 * 0.2 = 0.8: no output */
-    CHECK_NULL(th_f32_interpolate(x3, &o), TH_ERR_SHAPE, f, "scale[0] 0.2 makes spatial dim 0 of size 4 0");
+    CHECK_NULL(th_f32_interpolate(x3, &o), TH_ERR_SHAPE, f, "scale[0] 0.2 makes spatial dim 0 of size 4 0; it must be from 1 to 2^62");
     o.scale[0] = 2;
     o.scale[2] = 2;
     CHECK_NULL(th_f32_interpolate(x3, &o), TH_ERR_INVALID, f, "scale[2] is given but the input has 1 spatial dims");
@@ -387,6 +387,14 @@ static void errors(void)
     memset(&o, 0, sizeof o);
     o.size[0] = o.size[1] = 2;
     CHECK_NULL(th_f32_interpolate(xe, &o), TH_ERR_SHAPE, f, "spatial dim 0 of the input has size 0");
+    memset(&o, 0, sizeof o);
+    o.scale[0] = o.scale[1] = 2;
+    CHECK_NULL(th_f32_interpolate(xe, &o), TH_ERR_SHAPE, f, "spatial dim 0 of the input has size 0");
+    /* a scale whose output size does not fit */
+    memset(&o, 0, sizeof o);
+    o.scale[0] = 1e300;
+    CHECK_NULL(th_f32_interpolate(x3, &o), TH_ERR_SHAPE, f, "scale[0] 1e+300 makes spatial dim 0 of size 4");
+    memset(&o, 0, sizeof o);
     /* outs: wrong shape, read-only, overlapping */
     o.size[0] = 8;
     o.size[1] = 0;
