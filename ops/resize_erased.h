@@ -117,10 +117,6 @@ typedef struct th__interp_job {
     bool unit_inner;        /* every weight of dim 2 is 1 */
 } th__interp_job;
 
-/* One output row (the innermost dim, n outputs) over the compute type T with NC taps in it: the rows of the
- * outer dims' taps, na x nb of them, rows[i * nb + k], weights wa[i] and wb[k] (unit: every outer weight 1,
- * a multiplication that changes nothing, skipped). The sums nest as torch's: innermost first, then
- * wb[k] times it summed over k, then wa[i] times that summed over i. */
 /* The row with one outer row of taps in dim 0 (na == 1: its weight 1) and NB in dim 1, the counts constant. */
 #define TH__INTERP_ROW1(T, NC, NB)                                                                                  \
     for (int64_t c = 0; c < n; c++) {                                                                               \
@@ -137,6 +133,10 @@ typedef struct th__interp_job {
         yo[c] = accb;                                                                                               \
     }
 
+/* One output row (the innermost dim, n outputs) over the compute type T with NC taps in it: the rows of the
+ * outer dims' taps, na x nb of them, rows[i * nb + k], weights wa[i] and wb[k] (unit: every outer weight 1,
+ * a multiplication that changes nothing, skipped). The sums nest as torch's: innermost first, then
+ * wb[k] times it summed over k, then wa[i] times that summed over i. */
 #define TH__INTERP_ROW(T, NC)                                                                                       \
     do {                                                                                                            \
         const T *const *rw = (const T *const *)rows;                                                                \
