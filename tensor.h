@@ -110,6 +110,7 @@ extern "C" {
 #include "ops/nn_erased.h"
 #include "ops/conv_erased.h"
 #include "ops/attention_erased.h"
+#include "ops/resize_erased.h"
 #include "ops/lapack_erased.h"
 #include "ops/products_erased.h"
 

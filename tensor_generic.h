@@ -713,6 +713,7 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 #include "ops/nn.h"
 #include "ops/conv.h"
 #include "ops/attention.h"
+#include "ops/resize.h"
 #include "ops/lapack.h"
 #include "ops/products.h"
 

@@ -48,6 +48,7 @@ POINTERS = {
     ('const int64_t *', 'kernel'): '(const int64_t[]){1, 1}',
     ('const th_conv_opts *', 'opts'): 'NULL',
     ('const th_pool_opts *', 'opts'): 'NULL',
+    ('const th_interp_opts *', 'opts'): '&(const th_interp_opts){.size = {2}}',  # nearest to the same size
     ('const th_loss_opts *', 'opts'): 'NULL',
     ('const th_sdpa_opts *', 'opts'): 'NULL',
     ('const th_tensor *', 'mask'): 'NULL',
@@ -88,7 +89,8 @@ CONV = {'conv1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': 
         'conv_transpose1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': [1, 1, 2]},
         'conv_transpose2d': {'input': [1, 1, 2, 2], 'weight': [1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 2, 2]},
         'im2col': {'input': [1, 1, 1, 1], 'out': [1, 1, 1]},
-        'col2im': {'input': [1, 1, 1], 'out': [1, 1, 1, 1]}}
+        'col2im': {'input': [1, 1, 1], 'out': [1, 1, 1, 1]},
+        'interpolate': {'input': [1, 1, 2], 'out': [1, 1, 2]}}
 # ops/nn.h's per-channel norms and gated units: x (2, 2), parameters (C) = (2); glu halves dim 0; embedding's
 # indices (2, 2) of ones pick rows of a (2, 2) weight; rope's tables (2, 1) rotate one pair; the losses' input
 # (2, 2) has targets (2) of ones and a mean (0-d) out.
