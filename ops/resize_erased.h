@@ -238,7 +238,7 @@ static void th__interp_planes(void *ctx, int64_t begin, int64_t end)
 TH__MAYBE_UNUSED static th_tensor *th__interp_run(const char *fn, th_tensor *out, const th_tensor *x,
                                                   const th_interp_opts *o)
 {
-    static const char *names[6] = {"nearest", "linear", "bilinear", "bicubic", "trilinear", "nearest-exact"};
+    static const char *const names[6] = {"nearest", "linear", "bilinear", "bicubic", "trilinear", "nearest-exact"};
     if (!x) return th__fail(TH_ERR_INVALID, fn, "NULL input"), NULL;
     if (!o) return th__fail(TH_ERR_INVALID, fn, "NULL opts; give the output size or the scale factors"), NULL;
     if (th__conv_host(fn, "input", x)) return NULL;
