@@ -4,7 +4,9 @@
  * not read, L L^H X = B, P L U = A and A X = B from the packed factors), batches, broadcast batch dims, transposed
  * and strided inputs and outs, outs overlapping an input, empty batches and 0 x 0 matrices, and every error path:
  * singular factors at a batch index, inf / NaN, pivots out of range, wrong shapes, wrong dtypes of inputs and outs,
- * NULLs. The reference products are computed in c128 with th_c128_matmul. NumPy's and SciPy's numbers are in
+ * NULLs; then matrix_power and matrix_exp (closed forms: I, diagonal, rotation, nilpotent; exp(A) exp(-A) = I;
+ * NaN / inf matrices; overflow; errors). The reference products are computed in c128 with th_c128_matmul. NumPy's
+ * and SciPy's numbers are in
  * tests/numpy/numpy_lapack. */
 #include <complex.h>
 #include <math.h>

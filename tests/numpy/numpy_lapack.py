@@ -25,6 +25,9 @@ max(|L| |U|), pivots 1-based and in range, and, where its pivots are SciPy's, it
 a triangular diagonal and a singular lu_factor input must be refused (TH_ERR_LINALG at the batch index) where SciPy
 raises LinAlgError or warns of the exactly zero pivot.
 
+matrix_exp is held to |X - ref|_1 / |ref|_1 <= C * n * eps * max(1, |A|_1) against scipy.linalg.expm (float64 /
+complex128) per matrix; torch.linalg.matrix_exp's error in f32 / c64 is printed beside it, where torch imports.
+
 Exits 77 when NumPy cannot be imported (a skip, as meson counts it).
 """
 import json
