@@ -1,6 +1,6 @@
 /* ops/lapack.h: dense linear algebra for f32, f64, c64 and c128: solve, inv, det, slogdet, cholesky, qr, eigh,
  * svd, svdvals, solve_triangular, cholesky_solve, lu_factor, lu_solve, lstsq, pinv, matrix_rank, matrix_norm,
- * cond, matrix_power. Stamped per
+ * cond, matrix_power, matrix_exp. Stamped per
  * dtype through tensor_generic.h; each function here is a thin front door to its one dtype-independent
  * definition in ops/lapack_erased.h (LAPACKE with TH_USE_LAPACK, else the built-in LU / Cholesky there). */
 #if defined(TH_REAL_IS_F32) || defined(TH_REAL_IS_F64) || defined(TH_REAL_IS_C64) || defined(TH_REAL_IS_C128)
@@ -145,6 +145,13 @@ TH_API int TH_NAME(cond_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, th_norm
  * Works in both builds. */
 TH_API TH_NAME(tensor) *TH_NAME(matrix_power)(const TH_NAME(tensor) *A, int64_t n);
 TH_API int TH_NAME(matrix_power_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A, int64_t n);
+/* exp(A) of every matrix of A (*, n, n) (torch.linalg.matrix_exp, scipy.linalg.expm): scaling and squaring with
+ * a Pade approximant of degree 3, 5, 7, 9 or 13 (f64, c128) or 3, 5, 7 (f32, c64) chosen by the 1-norm (Higham
+ * 2005), the Pade system solved as by solve, the products by matmul. The identity for a zero matrix, exp of the
+ * entry for n = 1; a matrix holding inf or NaN gives NaN throughout (no error, as torch); a huge norm overflows to
+ * inf. Works in both builds. */
+TH_API TH_NAME(tensor) *TH_NAME(matrix_exp)(const TH_NAME(tensor) *A);
+TH_API int TH_NAME(matrix_exp_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A);
 
 #else /* definitions */
 
@@ -441,7 +448,7 @@ TH_API int TH_NAME(cond_out)(TH__LA_PART *out, const TH_NAME(tensor) *A, th_norm
     return TH_PRIVATE(la_done)(th__la_cond(TH__FN(cond_out), TH_DT_ENUM, TH__B(out), TH__B(A), ord));
 }
 
-/* matrix_power's products: this dtype's matmul, in the erased signature. */
+/* matrix_power's and matrix_exp's products: this dtype's matmul, in the erased signature. */
 static int TH_PRIVATE(la_matmul)(th_tensor *out, const th_tensor *a, const th_tensor *b)
 {
     return TH_NAME(matmul_out)(TH__T(out), (const TH_NAME(tensor) *)a, (const TH_NAME(tensor) *)b);
@@ -459,6 +466,20 @@ TH_API int TH_NAME(matrix_power_out)(TH_NAME(tensor) *out, const TH_NAME(tensor)
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(matrix_power_out), "NULL out");
     return TH_PRIVATE(la_done)(
         th__la_matrix_power(TH__FN(matrix_power_out), TH_DT_ENUM, TH__B(out), TH__B(A), n, TH_PRIVATE(la_matmul)));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(matrix_exp)(const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    return TH__T(th__la_matrix_exp(TH__FN(matrix_exp), TH_DT_ENUM, NULL, TH__B(A), TH_PRIVATE(la_matmul)));
+}
+
+TH_API int TH_NAME(matrix_exp_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(matrix_exp_out), "NULL out");
+    return TH_PRIVATE(la_done)(
+        th__la_matrix_exp(TH__FN(matrix_exp_out), TH_DT_ENUM, TH__B(out), TH__B(A), TH_PRIVATE(la_matmul)));
 }
 
 #endif /* definitions */

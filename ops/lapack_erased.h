@@ -1716,4 +1716,171 @@ TH__MAYBE_UNUSED static th_tensor *th__la_matrix_power(const char *fn, th_dtype 
     return th__result_or_release(status, result);
 }
 
+/* ---- matrix_exp ---- */
+
+/* dst = c_0 m_0 + ... + c_{k-1} m_{k-1} + ci I over contiguous n x n tensors of dtype dt (m_j may be dst), in
+ * double. */
+TH__MAYBE_UNUSED static void th__la_mexp_comb(th_dtype dt, int64_t n, th_tensor *dst, int k, const double *c,
+                                              th_tensor *const *m, double ci)
+{
+    void *d = th_tensor_data(dst);
+    for (int64_t j = 0; j < n * n; j++) {
+        th__mm_complex z = {j % (n + 1) == 0 ? ci : 0.0, 0.0};
+        for (int q = 0; q < k; q++) {
+            th__mm_complex x = th__la_get(dt, th_tensor_data(m[q]), j);
+            z.re += c[q] * x.re;
+            z.im += c[q] * x.im;
+        }
+        th__la_put(dt, d, j, z);
+    }
+}
+
+/* exp(A) of one contiguous n x n matrix a (n >= 2, finite, already scaled so that |A|_1 <= the degree's theta)
+ * by the [m/m] Pade approximant r_m = (V - U)^-1 (V + U), U odd and V even in A; the result in a. */
+TH__MAYBE_UNUSED static int th__la_mexp_pade(const char *fn, th_dtype dt, th_tensor *a, int m, th__la_matmul_fn mm)
+{
+    int64_t n = a->sizes[0];
+    /* b_j = (2m - j)! m! / ((2m)! j! (m - j)!), by b_j = b_{j-1} (m - j + 1) / (j (2m - j + 1)) from b_0 = 1 */
+    double b[14];
+    b[0] = 1.0;
+    for (int j = 1; j <= m; j++) b[j] = b[j - 1] * (double)(m - j + 1) / ((double)j * (double)(2 * m - j + 1));
+    th_tensor *p[7] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL}; /* A^2, A^4, A^6 (and A^8 for m = 9) */
+    th_tensor *u = NULL, *v = NULL, *t = NULL, *num = NULL, *den = NULL, *x = NULL;
+    int status = TH_OK, np = m == 13 ? 3 : (m - 1) / 2;
+    for (int q = 0; q < np && status == TH_OK; q++) {
+        p[q] = th__la_product(fn, mm, q == 0 ? a : p[q - 1], q == 0 ? a : p[0]);
+        if (!p[q]) status = th_last_status();
+    }
+    if (status == TH_OK) {
+        u = th__tensor_empty(fn, dt, 2, a->sizes);
+        v = u ? th__tensor_empty(fn, dt, 2, a->sizes) : NULL;
+        if (!v) status = th_last_status();
+    }
+    if (status == TH_OK && m == 13) {
+        /* U = A [A6 (b13 A6 + b11 A4 + b9 A2) + b7 A6 + b5 A4 + b3 A2 + b1 I],
+         * V = A6 (b12 A6 + b10 A4 + b8 A2) + b6 A6 + b4 A4 + b2 A2 + b0 I */
+        th_tensor *ms[3] = {p[2], p[1], p[0]};
+        double cu[3] = {b[13], b[11], b[9]}, cv[3] = {b[12], b[10], b[8]};
+        th__la_mexp_comb(dt, n, u, 3, cu, ms, 0.0);
+        th__la_mexp_comb(dt, n, v, 3, cv, ms, 0.0);
+        th_tensor *pu = th__la_product(fn, mm, p[2], u), *pv = pu ? th__la_product(fn, mm, p[2], v) : NULL;
+        if (!pv) status = th_last_status();
+        if (status == TH_OK) {
+            th_tensor *mu[4] = {pu, p[2], p[1], p[0]}, *mv[4] = {pv, p[2], p[1], p[0]};
+            double du[4] = {1.0, b[7], b[5], b[3]}, dv[4] = {1.0, b[6], b[4], b[2]};
+            th__la_mexp_comb(dt, n, u, 4, du, mu, b[1]);
+            th__la_mexp_comb(dt, n, v, 4, dv, mv, b[0]);
+        }
+        TH__RELEASE(pv, pu);
+    } else if (status == TH_OK) {
+        /* U = A (b_m A^(m-1) + ... + b_3 A^2 + b_1 I), V = b_(m-1) A^(m-1) + ... + b_2 A^2 + b_0 I */
+        double cu[4], cv[4];
+        for (int q = 0; q < np; q++) {
+            cu[q] = b[2 * q + 3];
+            cv[q] = b[2 * q + 2];
+        }
+        th__la_mexp_comb(dt, n, u, np, cu, p, b[1]);
+        th__la_mexp_comb(dt, n, v, np, cv, p, b[0]);
+    }
+    if (status == TH_OK) {
+        t = th__la_product(fn, mm, a, u);
+        num = t ? th__tensor_empty(fn, dt, 2, a->sizes) : NULL;
+        den = num ? th__tensor_empty(fn, dt, 2, a->sizes) : NULL;
+        if (!den) status = th_last_status();
+    }
+    if (status == TH_OK) {
+        th_tensor *vu[2] = {v, t};
+        double plus[2] = {1.0, 1.0}, minus[2] = {1.0, -1.0};
+        th__la_mexp_comb(dt, n, num, 2, plus, vu, 0.0);
+        th__la_mexp_comb(dt, n, den, 2, minus, vu, 0.0);
+        x = th__la_solve(fn, dt, NULL, den, num);
+        status = x ? th__copy(fn, a, x) : th_last_status();
+    }
+    TH__RELEASE(x, den, num, t, v, u, p[3], p[2], p[1], p[0]);
+    return status;
+}
+
+/* exp(A) of every matrix of A (*, n, n) by scaling and squaring (Higham 2005, Algorithm 2.3): the smallest Pade
+ * degree whose theta bounds |A|_1, else A / 2^s with the largest degree (13 in double, 7 in single precision) and
+ * s = ceil(log2(|A|_1 / theta)), then s squarings; s is at most about 1100, the exponent range of a double. A matrix
+ * holding inf or NaN gives NaN throughout (no error; torch's choice); n = 1 is exp of the entry. */
+TH__MAYBE_UNUSED static th_tensor *th__la_matrix_exp(const char *fn, th_dtype dt, th_tensor *out, const th_tensor *a,
+                                                     th__la_matmul_fn mm)
+{
+    if (th__la_check_square(fn, "A", a, dt)) return NULL;
+    th_tensor *result = th__result(fn, out, dt, a->ndim, a->sizes);
+    if (!result || th__numel(result) == 0) return result;
+    int nb = a->ndim - 2;
+    int64_t n = a->sizes[nb], batch = th__numel(result) / (n * n), sz[2] = {n, n};
+    /* The Pade degrees expm tries, smallest first, and the largest 1-norm for which each meets the unit roundoff
+     * (Higham 2005, "The scaling and squaring method for the matrix exponential revisited", Table 2.3: double
+     * precision degrees 3, 5, 7, 9, 13; single precision, u = 2^-24, degrees 3, 5, 7). */
+    static const int deg_of[5] = {3, 5, 7, 9, 13};
+    static const double theta64[5] = {1.495585217958292e-2, 2.539398330063230e-1, 9.504178996162932e-1,
+                                      2.097847961257068e0, 5.371920351148152e0};
+    static const double theta32[3] = {4.258730016922831e-1, 1.880152677804762e0, 3.925724783138660e0};
+    bool single = dt == TH_F32 || dt == TH_C64;
+    const double *theta = single ? theta32 : theta64;
+    int ndeg = single ? 3 : 5;
+    /* the result is computed into a scratch and copied at the end, so that an out overlapping A is safe */
+    th_tensor *work = th__tensor_empty(fn, dt, a->ndim, a->sizes);
+    th_tensor *w = work ? th__tensor_empty(fn, dt, 2, sz) : NULL;
+    int status = w ? TH_OK : th_last_status();
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        void *wd = th_tensor_data(w);
+        double big = 0.0; /* the largest |a_rc|, then |A|_1 / big: the norm without overflow */
+        bool finite = true;
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t c = 0; c < n; c++) {
+                th__mm_complex z = th__la_get(dt, th__la_at3(a, nb, i, r, c), 0);
+                th__la_put(dt, wd, r * n + c, z);
+                finite = finite && isfinite(z.re) && isfinite(z.im);
+                double e = th__la_abs(z);
+                if (e > big) big = e;
+            }
+        th__mm_complex nan = {NAN, th__la_complex(dt) ? NAN : 0.0}, one = {1.0, 0.0}, zero = {0.0, 0.0};
+        if (!finite || big == 0.0 || n == 1) {
+            th__mm_complex z0 = th__la_get(dt, wd, 0), e = {exp(z0.re), 0.0};
+            if (z0.im != 0.0) {
+                e.im = e.re * sin(z0.im);
+                e.re *= cos(z0.im);
+            }
+            for (int64_t j = 0; j < n * n; j++)
+                th__la_put(dt, wd, j, !finite ? nan : n == 1 ? e : j % (n + 1) == 0 ? one : zero);
+        } else {
+            double rel = 0.0;
+            for (int64_t c = 0; c < n; c++) {
+                double col = 0.0;
+                for (int64_t r = 0; r < n; r++) col += th__la_abs(th__la_get(dt, wd, r * n + c)) / big;
+                if (col > rel) rel = col;
+            }
+            double l2 = log2(big) + log2(rel); /* log2 |A|_1 */
+            int deg = 0, s = 0;
+            while (deg < ndeg - 1 && l2 > log2(theta[deg])) deg++;
+            if (l2 > log2(theta[deg])) s = (int)ceil(l2 - log2(theta[deg]));
+            if (s > 0) /* A / 2^s: exact, bar underflow of tiny entries */
+                for (int64_t j = 0; j < n * n; j++) {
+                    th__mm_complex z = th__la_get(dt, wd, j);
+                    z.re = ldexp(z.re, -s);
+                    z.im = ldexp(z.im, -s);
+                    th__la_put(dt, wd, j, z);
+                }
+            status = th__la_mexp_pade(fn, dt, w, deg_of[deg], mm);
+            for (int q = 0; q < s && status == TH_OK; q++) {
+                th_tensor *sq = th__la_product(fn, mm, w, w);
+                status = sq ? th__copy(fn, w, sq) : th_last_status();
+                th_tensor_release(sq);
+            }
+        }
+        if (status != TH_OK) break;
+        wd = th_tensor_data(w);
+        for (int64_t r = 0; r < n; r++)
+            for (int64_t c = 0; c < n; c++)
+                th__la_put(dt, th__la_at3(work, nb, i, r, c), 0, th__la_get(dt, wd, r * n + c));
+    }
+    if (status == TH_OK) status = th__copy(fn, result, work);
+    TH__RELEASE(w, work);
+    return th__result_or_release(status, result);
+}
+
 #endif /* TH__DEFINING */

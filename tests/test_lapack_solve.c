@@ -4,7 +4,9 @@
  * not read, L L^H X = B, P L U = A and A X = B from the packed factors), batches, broadcast batch dims, transposed
  * and strided inputs and outs, outs overlapping an input, empty batches and 0 x 0 matrices, and every error path:
  * singular factors at a batch index, inf / NaN, pivots out of range, wrong shapes, wrong dtypes of inputs and outs,
- * NULLs. The reference products are computed in c128 with th_c128_matmul. NumPy's and SciPy's numbers are in
+ * NULLs; then matrix_power and matrix_exp (closed forms: I, diagonal, rotation, nilpotent; exp(A) exp(-A) = I;
+ * NaN / inf matrices; overflow; errors). The reference products are computed in c128 with th_c128_matmul. NumPy's
+ * and SciPy's numbers are in
  * tests/numpy/numpy_lapack. */
 #include <complex.h>
 #include <math.h>
@@ -998,6 +1000,127 @@ static void test_matrix_power(void)
     for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) th_f64_release(fs[i]);
 }
 
+/* ---- matrix_exp ---- */
+
+/* A c128 matrix (n x n) of one dtype dt from row-major values (imaginary parts dropped for real dtypes). */
+static th_tensor *matrix_of(th_dtype dt, int64_t n, const double complex *v)
+{
+    th_c128_tensor *c = th_c128_empty(2, SZ(n, n));
+    for (int64_t i = 0; i < n * n; i++) th_c128_data(c)[i] = v[i];
+    th_tensor *t = to_dtype(dt, c);
+    th_c128_release(c);
+    return t;
+}
+
+/* The largest |x| over the elements of t (at least 1). */
+static double max_abs(const th_tensor *t)
+{
+    th_c128_tensor *c = as_c128(t);
+    double m = 1;
+    for (int64_t i = 0; i < th_c128_numel(c); i++) m = fmax(m, cabs(th_c128_data(c)[i]));
+    th_c128_release(c);
+    return m;
+}
+
+static void test_matrix_exp(void)
+{
+    for (int k = 0; k < 4; k++) {
+        th_dtype dt = dtypes[k];
+        double t = tol(dt);
+        /* closed forms: a zero matrix gives I exactly; diag(d) gives diag(exp d), with d = 9 past every theta (s > 0);
+         * the rotation generator [[0, -w], [w, 0]] gives the rotation by w; a nilpotent N gives I + N + N^2 / 2 */
+        th_tensor *Z = matrix_of(dt, 3, (const double complex[]){0, 0, 0, 0, 0, 0, 0, 0, 0});
+        th_tensor *EZ = CALL(dt, matrix_exp, (void *)Z);
+        th_c128_tensor *I3 = th_c128_eye(3, 3);
+        CHECK(max_diff(EZ, th_c128_base(I3)) == 0);
+        th_tensor *D = matrix_of(dt, 3, (const double complex[]){9, 0, 0, 0, -2.5, 0, 0, 0, 0.25 + 1.5 * I});
+        th_tensor *ED = CALL(dt, matrix_exp, (void *)D);
+        th_tensor *WD = matrix_of(dt, 3, (const double complex[]){exp(9), 0, 0, 0, exp(-2.5), 0, 0, 0,
+                                                                   cexp(is_complex(dt) ? 0.25 + 1.5 * I : 0.25)});
+        CHECK(max_diff(ED, WD) < 10 * t * exp(9));
+        double w = 2.5;
+        th_tensor *G = matrix_of(dt, 2, (const double complex[]){0, -w, w, 0});
+        th_tensor *EG = CALL(dt, matrix_exp, (void *)G);
+        th_tensor *WG = matrix_of(dt, 2, (const double complex[]){cos(w), -sin(w), sin(w), cos(w)});
+        CHECK(max_diff(EG, WG) < 10 * t);
+        th_tensor *N = matrix_of(dt, 3, (const double complex[]){0, 3, -2, 0, 0, 4 + I, 0, 0, 0});
+        th_tensor *EN = CALL(dt, matrix_exp, (void *)N);
+        th_tensor *WN = matrix_of(dt, 3, (const double complex[]){1, 3, -2 + 0.5 * 3 * (4 + (is_complex(dt) ? I : 0)),
+                                                                   0, 1, 4 + (is_complex(dt) ? I : 0), 0, 0, 1});
+        CHECK(max_diff(EN, WN) < 10 * t * 8);
+        /* exp(A) exp(-A) = I for a batch of random matrices whose norms reach every Pade degree and s > 0 */
+        th_tensor *A = random_matrix(dt, 3, SZ(6, 4, 4), 0.0);
+        th_c128_tensor *ac = as_c128(A);
+        const double scales[6] = {0.002, 0.05, 0.2, 0.5, 1.2, 6.0};
+        for (int64_t i = 0; i < th_c128_numel(ac); i++) th_c128_data(ac)[i] *= scales[i / 16];
+        th_tensor *As = to_dtype(dt, ac);
+        th_c128_tensor *nac = th_c128_clone(ac);
+        for (int64_t i = 0; i < th_c128_numel(nac); i++) th_c128_data(nac)[i] = -th_c128_data(nac)[i];
+        th_tensor *Ns = to_dtype(dt, nac);
+        th_tensor *EA = CALL(dt, matrix_exp, (void *)As), *EM = CALL(dt, matrix_exp, (void *)Ns);
+        th_tensor *PP = EA && EM ? product(EA, EM) : NULL;
+        th_c128_tensor *I4 = th_c128_eye(4, 4), *Ib = th_c128_expand(I4, 3, SZ(6, 4, 4));
+        CHECK(max_diff(PP, th_c128_base(Ib)) < 50 * t * max_abs(EA) * max_abs(EM));
+        /* the same batch transposed in A and out: exp(A^T) = exp(A)^T */
+        int dims = 3;
+        th_tensor *At = CALL(dt, transpose, (void *)As, 1, 2), *EAt = CALL(dt, matrix_exp, (void *)At);
+        th_tensor *O = random_matrix(dt, dims, SZ(6, 4, 4), 0.0), *Ot = CALL(dt, transpose, (void *)O, 1, 2);
+        CHECK(CALL_INT(dt, matrix_exp_out, (void *)Ot, (void *)At) == TH_OK);
+        th_tensor *EAtt = EAt ? CALL(dt, transpose, (void *)EAt, 1, 2) : NULL;
+        CHECK(max_diff(EAtt, EA) < 10 * t * max_abs(EA));
+        CHECK(max_diff(O, EA) < 10 * t * max_abs(EA));
+        /* n = 1: exp of each entry; n = 0 and an empty batch */
+        th_tensor *S = random_matrix(dt, 3, SZ(3, 1, 1), 0.0), *ES = CALL(dt, matrix_exp, (void *)S);
+        th_c128_tensor *sc = as_c128(S);
+        for (int64_t i = 0; i < 3; i++) th_c128_data(sc)[i] = cexp(th_c128_data(sc)[i]);
+        th_tensor *WS = to_dtype(dt, sc);
+        CHECK(max_diff(ES, WS) < t);
+        th_tensor *E0 = random_matrix(dt, 3, SZ(2, 0, 0), 0.0), *EE0 = CALL(dt, matrix_exp, (void *)E0);
+        CHECK(EE0 && th_tensor_numel(EE0) == 0 && th_tensor_ndim(EE0) == 3 && th_tensor_sizes(EE0)[0] == 2);
+        th_tensor *tensors[] = {Z, EZ, D, ED, WD, G, EG, WG, N, EN, WN, A, As, Ns, EA, EM, PP, At, EAt, O, Ot, EAtt,
+                                S, ES, WS, E0, EE0};
+        for (size_t i = 0; i < sizeof tensors / sizeof *tensors; i++) th_tensor_release(tensors[i]);
+        th_c128_tensor *cs[] = {I3, ac, nac, I4, Ib, sc};
+        for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) th_c128_release(cs[i]);
+    }
+    /* inf or NaN in one matrix of a batch: that matrix is all NaN, the others are right; no error */
+    th_f64_tensor *B = th_f64_zeros(3, SZ(3, 2, 2));
+    th_f64_set(B, SZ(1, 0, 1), NAN);
+    th_f64_set(B, SZ(2, 1, 1), INFINITY);
+    th_f64_tensor *EB = th_f64_matrix_exp(B);
+    CHECK(EB && th_f64_get(EB, SZ(0, 0, 0)) == 1.0 && th_f64_get(EB, SZ(0, 0, 1)) == 0.0);
+    for (int64_t i = 1; i < 3; i++)
+        for (int64_t r = 0; r < 2; r++)
+            for (int64_t c = 0; c < 2; c++) CHECK(EB && isnan(th_f64_get(EB, SZ(i, r, c))));
+    /* a huge norm: s is bounded by the norm's exponent, the result overflows to inf (as scipy.linalg.expm) */
+    th_f64_tensor *H = th_f64_full(2, SZ(2, 2), 400.0), *EH = th_f64_matrix_exp(H);
+    th_f64_tensor *Hm = th_f64_full(2, SZ(2, 2), 1e300), *EHm = th_f64_matrix_exp(Hm);
+    CHECK(EH && isinf(th_f64_get(EH, SZ(0, 0))) && isinf(th_f64_get(EH, SZ(1, 0))));
+    CHECK(EHm && isinf(th_f64_get(EHm, SZ(0, 1))));
+    /* exp(H / 1000), in range: (I + (e^0.8 - 1) / 2 ones) */
+    th_f64_tensor *Hs = th_f64_full(2, SZ(2, 2), 0.4), *EHs = th_f64_matrix_exp(Hs);
+    CHECK(EHs && fabs(th_f64_get(EHs, SZ(0, 0)) - (1 + (exp(0.8) - 1) / 2)) < 1e-14);
+    /* out overlapping A */
+    th_f64_tensor *ip = th_f64_clone(Hs);
+    CHECK(th_f64_matrix_exp_out(ip, ip) == TH_OK && EHs && th_f64_get(ip, SZ(0, 1)) == th_f64_get(EHs, SZ(0, 1)));
+    /* errors: rank < 2, not square, wrong dtypes, out of the wrong shape, NULLs */
+    th_f64_tensor *v = th_f64_ones(1, SZ(3)), *R = th_f64_ones(2, SZ(2, 3)), *o3 = th_f64_zeros(2, SZ(3, 3));
+    CHECK_NULL(th_f64_matrix_exp(v), TH_ERR_SHAPE, "th_f64_matrix_exp", "it has shape (3)");
+    CHECK_NULL(th_f64_matrix_exp(R), TH_ERR_SHAPE, "th_f64_matrix_exp", "A must be a square matrix");
+    CHECK_FAILS(th_f64_matrix_exp_out(o3, Hs), TH_ERR_SHAPE, "th_f64_matrix_exp_out", "the result has shape (2, 2)");
+    CHECK_FAILS(th_f64_matrix_exp_out(NULL, Hs), TH_ERR_INVALID, "th_f64_matrix_exp_out", "NULL out");
+    CHECK_NULL(th_f64_matrix_exp(NULL), TH_ERR_INVALID, "th_f64_matrix_exp", "NULL A");
+    th_f32_tensor *f = th_f32_eye(2, 2);
+    th_c64_tensor *c = th_c64_zeros(2, SZ(2, 2));
+    CHECK_NULL(th_f64_matrix_exp((th_f64_tensor *)f), TH_ERR_DTYPE, "th_f64_matrix_exp", "A is f32, not f64");
+    CHECK_FAILS(th_f64_matrix_exp_out((th_f64_tensor *)f, Hs), TH_ERR_DTYPE, "th_f64_matrix_exp_out", "out is f32");
+    CHECK_FAILS(th_c64_matrix_exp_out(c, (th_c64_tensor *)f), TH_ERR_DTYPE, "th_c64_matrix_exp_out", "A is f32");
+    th_f32_release(f);
+    th_c64_release(c);
+    th_f64_tensor *fs[] = {B, EB, H, EH, Hm, EHm, Hs, EHs, ip, v, R, o3};
+    for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) th_f64_release(fs[i]);
+}
+
 int main(void)
 {
     test_begin();
@@ -1009,5 +1132,6 @@ int main(void)
     test_least_squares();
     test_norms();
     test_matrix_power();
+    test_matrix_exp();
     return test_end("lapack_solve");
 }

@@ -1,7 +1,7 @@
 /* Factor once, solve many times with tensor.h: a least-squares fit through the Cholesky factor of the normal
  * equations (cholesky, then two triangular solves, and cholesky_solve in one call), lu_factor / lu_solve for a
  * square system with several right-hand sides, lstsq and pinv (LAPACK only: refused without it), a condition
- * number and a norm, a matrix's powers, and a singular
+ * number and a norm, a matrix's powers and exponential, and a singular
  * triangular matrix refused with its batch index.
  * Build: cc -std=c11 -I. docs/examples/lu_solve.c -lm  (add -DTH_USE_LAPACK ... -llapacke to use LAPACK) */
 #define TH_IMPLEMENTATION
@@ -75,6 +75,16 @@ int main(void)
            th_f64_get(Rm1, (int64_t[]){0, 1}), th_f64_get(R3, (int64_t[]){0, 1}));
     bad |= th_f64_get(R4, (int64_t[]){0, 0}) != 1.0 || th_f64_get(Rm1, (int64_t[]){0, 1}) != th_f64_get(R3, (int64_t[]){0, 1});
 
+    /* The exponential: exp(w Rot) is the rotation by w (here 2) (cos w, -sin w; sin w, cos w), by scaling and squaring. */
+    th_f64_tensor *wRot = th_f64_zeros(2, (int64_t[]){2, 2});
+    th_f64_set(wRot, (int64_t[]){0, 1}, -2.0);
+    th_f64_set(wRot, (int64_t[]){1, 0}, 2.0);
+    th_f64_tensor *E = th_f64_matrix_exp(wRot);
+    printf("exp(2 Rot) = [[%.6f, %.6f], [%.6f, %.6f]] (cos 2 = %.6f, sin 2 = %.6f)\n", th_f64_get(E, (int64_t[]){0, 0}),
+           th_f64_get(E, (int64_t[]){0, 1}), th_f64_get(E, (int64_t[]){1, 0}), th_f64_get(E, (int64_t[]){1, 1}), cos(2.0),
+           sin(2.0));
+    bad |= fabs(th_f64_get(E, (int64_t[]){0, 0}) - cos(2.0)) > 1e-14 || fabs(th_f64_get(E, (int64_t[]){1, 0}) - sin(2.0)) > 1e-14;
+
     /* A square system factored once (P A = L U), then solved for two right-hand sides. */
     const double a[9] = {0, 2, 1, 4, 1, 0, 2, 3, 5}, b[6] = {3, 1, 5, 4, 10, 9};
     th_f64_tensor *A = th_f64_empty(2, (int64_t[]){3, 3}), *B = th_f64_empty(2, (int64_t[]){3, 2});
@@ -101,7 +111,7 @@ int main(void)
     th_f64_tensor *all[] = {X, y, Xt, G, r, L, Lt, w, c, c2, A, B, LU, Xs, AX, T, rhs};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) th_f64_release(all[i]);
     th_i32_release(pivots);
-    th_f64_tensor *more[] = {c3, res, S, Xp, kG, fG, Rot, R4, Rm1, R3};
+    th_f64_tensor *more[] = {c3, res, S, Xp, kG, fG, Rot, R4, Rm1, R3, wRot, E};
     for (size_t i = 0; i < sizeof more / sizeof *more; i++) th_f64_release(more[i]);
     th_i64_release(rank);
     return bad;

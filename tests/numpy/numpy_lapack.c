@@ -1,6 +1,6 @@
 /* tests/numpy/numpy_lapack.c: solve, inv, det, slogdet, cholesky, qr, eigh, svd and svdvals (ops/lapack.h) against
  * numpy.linalg; solve_triangular, cholesky_solve, lu_factor and lu_solve against scipy.linalg; lstsq, pinv and
- * matrix_rank, matrix_norm, cond and matrix_power against numpy.linalg.
+ * matrix_rank, matrix_norm, cond and matrix_power against numpy.linalg; matrix_exp against scipy.linalg.expm.
  *
  *   numpy_lapack DIR PYTHON SCRIPT
  *
@@ -93,6 +93,7 @@ static void one_case(char *line)
     else if (strcmp(op, "matrix_norm") == 0) r[0] = CALL(dt, matrix_norm, a, (th_norm_ord)flags);
     else if (strcmp(op, "cond") == 0) r[0] = CALL(dt, cond, a, (th_norm_ord)flags);
     else if (strcmp(op, "matrix_power") == 0) r[0] = CALL(dt, matrix_power, a, (int64_t)flags);
+    else if (strcmp(op, "matrix_exp") == 0) r[0] = CALL(dt, matrix_exp, a);
     else CHECK(!"a known op");
     if (!r[0]) status = th_last_status();
     if (status) {

@@ -25,6 +25,9 @@ max(|L| |U|), pivots 1-based and in range, and, where its pivots are SciPy's, it
 a triangular diagonal and a singular lu_factor input must be refused (TH_ERR_LINALG at the batch index) where SciPy
 raises LinAlgError or warns of the exactly zero pivot.
 
+matrix_exp is held to |X - ref|_1 / |ref|_1 <= C * n * eps * max(1, |A|_1) against scipy.linalg.expm (float64 /
+complex128) per matrix; torch.linalg.matrix_exp's error in f32 / c64 is printed beside it, where torch imports.
+
 Exits 77 when NumPy cannot be imported (a skip, as meson counts it).
 """
 import json
@@ -128,6 +131,7 @@ def write(d):
         write_least_squares(add, dt)
         write_norms(add, dt)
         write_powers(add, dt)
+        write_exps(add, dt)
 
     with open(os.path.join(d, 'cases.txt'), 'w') as f:
         f.writelines(lines)
@@ -245,6 +249,9 @@ def check(d):
             continue
         if op == 'matrix_power':
             failures += check_power(d, name, m, worst)
+            continue
+        if op == 'matrix_exp':
+            failures += check_exp(d, name, m, worst)
             continue
         ins = [np.load(os.path.join(d, '%s_in%d.npy' % (name, k))).astype(WIDE[dt]) for k in range(m['inputs'])]
         a = ins[0]
@@ -813,6 +820,76 @@ def check_power(d, name, m, worst):
         print('%s: differs from NumPy by %.3g x |p| * 2 log2 |p| * n * eps * max|ref| (bound %g)' % (name, ratio, C))
         return 1
     return 0
+
+
+# ---- matrix_exp against scipy.linalg.expm (float64 / complex128, from the very values the library got) and, where
+# torch imports, torch.linalg.matrix_exp in f32 / c64 for comparison. The error is the relative 1-norm
+# |X - ref|_1 / |ref|_1, bounded by C * n * eps * max(1, |A|_1) (exp's condition number is at least |A|_1, about it
+# for a normal A). ----
+
+def write_exps(add, dt):
+    rng = np.random.default_rng(1519)
+    single = dt in ('f32', 'c64')
+    for n in (1, 3, 8):
+        for batch in ((), (2, 3)):
+            for fortran in (False, True):
+                # 1-norms from 0.01 to 100 (40 in single precision, whose exp(100) overflows): every Pade degree,
+                # and s > 0 for the largest
+                for scale in (0.01, 0.2, 0.8, 2.0, 5.0, 40.0 if single else 100.0):
+                    a = rand(rng, batch + (n, n), dt)
+                    a *= scale / np.max(np.sum(np.abs(a), axis=-2), axis=-1)[..., None, None]
+                    tag = '%s_n%d_b%s_%s_s%g' % (dt, n, 'x'.join(map(str, batch)) or '0', 'F' if fortran else 'C', scale)
+                    add('exp_rand_' + tag.replace('.', 'p'), 'matrix_exp', dt, [a], fortran)
+    for n in (2, 6):
+        nil = np.triu(rand(rng, (3, n, n), dt), 1)  # nilpotent: exp is a finite sum
+        add('exp_nilpotent_%s_n%d' % (dt, n), 'matrix_exp', dt, [nil])
+        d = rand(rng, (3, n), dt) * 3  # diagonal: exp of each entry
+        add('exp_diag_%s_n%d' % (dt, n), 'matrix_exp', dt, [d[..., None] * np.eye(n)])
+    w = np.array([0.5, 3.0, 30.0])  # rotation generators: exp gives cos / sin
+    g = np.zeros((3, 2, 2))
+    g[:, 0, 1], g[:, 1, 0] = -w, w
+    add('exp_rotation_' + dt, 'matrix_exp', dt, [g])
+    big = rand(rng, (2, 5, 5), dt) * (8.0 if single else 20.0)  # |A|_1 ~ 40-100: s > 0, result in range
+    add('exp_large_' + dt, 'matrix_exp', dt, [big])
+
+
+def check_exp(d, name, m, worst):
+    import scipy.linalg
+    dt = m['dtype']
+    a = np.load(os.path.join(d, '%s_in0.npy' % name)).astype(WIDE[dt])
+    err_path = os.path.join(d, 'out', name + '.err')
+    if os.path.exists(err_path):
+        print('%s: the library refused: %s' % (name, open(err_path).read().strip()))
+        return 1
+    path = os.path.join(d, 'out', '%s_0.npy' % name)
+    got = np.load(path) if os.path.exists(path) else None
+    if got is None or got.shape != a.shape or got.dtype != np.dtype(DTYPES[dt]):
+        print('%s: result %s; input %s' % (name, None if got is None else (got.dtype, got.shape), a.shape))
+        return 1
+    n = a.shape[-1]
+    eps = np.finfo(DTYPES[dt]).eps
+    failures = 0
+    torch_ref = None
+    if dt in ('f32', 'c64'):
+        try:
+            import torch
+            torch_ref = torch.linalg.matrix_exp(torch.from_numpy(np.ascontiguousarray(a.astype(DTYPES[dt])))).numpy()
+        except ImportError:
+            torch_ref = None
+    for idx in np.ndindex(*a.shape[:-2]):
+        ref = scipy.linalg.expm(a[idx])
+        norm1 = lambda x: float(np.max(np.sum(np.abs(x), axis=0), initial=0.0))
+        unit = n * eps * max(1.0, norm1(a[idx]))
+        ratio = norm1(got[idx].astype(WIDE[dt]) - ref) / norm1(ref) / unit
+        worst['matrix_exp'] = max(worst.get('matrix_exp', 0.0), ratio)
+        if torch_ref is not None:
+            tr = norm1(torch_ref[idx].astype(WIDE[dt]) - ref) / norm1(ref) / unit
+            worst['matrix_exp (torch)'] = max(worst.get('matrix_exp (torch)', 0.0), tr)
+        if not ratio <= C:
+            print('%s%s: differs from scipy.linalg.expm by %.3g x n * eps * max(1, |A|_1) in the relative 1-norm '
+                  '(bound %g)' % (name, list(idx), ratio, C))
+            failures += 1
+    return failures
 
 
 if __name__ == '__main__':
