@@ -7,7 +7,7 @@ adaptive_avg_pool1d/3d and adaptive_max_pool1d/3d (tests/numpy/pool_torch.c).
                               adaptive ops, batched and not, NaNs in some max inputs) and for each writes
                               DIR/<case>_x.npy (the input, already rounded to the case's dtype, as float64),
                               _ref.npy (torch's result in float64 from those values) and, for the max ops,
-                              _idx.npy (torch's indices). DIR/cases.txt lists
+                              _idx.npy (torch's indices; -1 where an adaptive window holds several NaNs). DIR/cases.txt lists
                               "case op dtype layout k0 k1 k2 s0 s1 s2 p0 p1 p2 d0 d1 d2" (the adaptive ops' k is
                               their output size).
 
@@ -33,6 +33,22 @@ CASES_PER = 14
 def rounded(a, dtype):
     """a (float64 numpy) rounded to dtype, as float64 torch."""
     return torch.from_numpy(np.ascontiguousarray(a)).to(DTYPES[dtype]).to(torch.float64)
+
+
+def several_nans(x, out_sizes, idx):
+    """idx (torch's adaptive max indices for x) with -1 at each output whose window holds more than one NaN:
+    torch 1.13 takes the window's last NaN there, the library (as its adaptive_max_pool2d) the first, so the
+    C side checks only that the library's index is a NaN of the window's plane."""
+    nsp = len(out_sizes)
+    ins = x.shape[-nsp:]
+    planes = x.reshape((-1,) + ins)
+    flat = idx.reshape((-1,) + tuple(out_sizes))
+    for p in range(planes.shape[0]):
+        for cell in np.ndindex(*out_sizes):
+            win = tuple(slice(c * n // m, -((-(c + 1) * n) // m)) for c, n, m in zip(cell, ins, out_sizes))
+            if np.isnan(planes[p][win]).sum() > 1:
+                flat[(p,) + cell] = -1
+    return flat.reshape(idx.shape)
 
 
 def write(d):
@@ -79,10 +95,12 @@ def write(d):
                 if not batched:
                     ref = ref[0]
                     idx = idx[0] if idx is not None else None
+                if adaptive and is_max:
+                    idx = several_nans(x.numpy(), ks, idx.numpy().copy())
                 np.save(os.path.join(d, name + '_x.npy'), x.numpy())
                 np.save(os.path.join(d, name + '_ref.npy'), ref.numpy())
                 if idx is not None:
-                    np.save(os.path.join(d, name + '_idx.npy'), idx.numpy())
+                    np.save(os.path.join(d, name + '_idx.npy'), np.asarray(idx))
                 pad3 = lambda v, z: list(v) + [z] * (3 - len(v))
                 lines.append(' '.join(str(v) for v in [name, op, dt, k % 4] + pad3(ks, 0) + pad3(st, 0) +
                                       pad3(pa, 0) + pad3([v if v != 1 or k % 2 else 0 for v in di], 0)))
