@@ -1,7 +1,8 @@
 /* ops/conv_erased.h: convolution and pooling, written once for f32, f64, f16 and bf16: conv1d/2d/3d (im2col
  * into a contiguous buffer per batch item and group, then one matrix product: CBLAS sgemm/dgemm when built
- * with TH_USE_CBLAS and th_linalg_blas() is on, else a loop here), max_pool2d (with indices) and avg_pool2d,
- * adaptive_max_pool2d (with indices) and adaptive_avg_pool2d.
+ * with TH_USE_CBLAS and th_linalg_blas() is on, else a loop here), max_pool1d/2d/3d (with indices) and
+ * avg_pool1d/2d/3d, adaptive_max_pool1d/2d/3d (with indices) and adaptive_avg_pool1d/2d/3d (one kernel each
+ * over three spatial dims, a 1d or 2d input with size-1 dims in front).
  * ops/conv.h holds the typed front doors, which check the dtypes and call th__conv_run / th__pool_run here.
  * Every call works in the compute type (double for f64, float otherwise) on contiguous copies of what is not
  * already so, and rounds once into the result. Included twice by tensor.h: the option structs (public), and in
@@ -20,7 +21,7 @@ typedef struct th_conv_opts {
 } th_conv_opts;
 
 /* The options of the pooling functions, likewise: zero means the default (stride: the kernel's size; padding
- * 0; dilation 1, which is the only one avg_pool2d takes). */
+ * 0; dilation 1, which is the only one avg_pool1d/2d/3d take). */
 typedef struct th_pool_opts {
     int64_t stride[3], padding[3], dilation[3];
 } th_pool_opts;
