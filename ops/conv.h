@@ -1,6 +1,6 @@
 /* ops/conv.h: convolution, pooling and padding: conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
- * im2col (unfold), col2im (fold), max_pool2d, avg_pool2d,
- * adaptive_avg_pool2d, adaptive_max_pool2d, pad. Stamped per dtype
+ * im2col (unfold), col2im (fold), max_pool1d/2d/3d, avg_pool1d/2d/3d,
+ * adaptive_avg_pool1d/2d/3d, adaptive_max_pool1d/2d/3d, pad. Stamped per dtype
  * through tensor_generic.h for the floating dtypes (f16 and bf16 compute in float); the front doors only check
  * the dtypes, the work is done once for every dtype in ops/conv_erased.h. docs/nn.md. */
 #if defined(TH_REAL_IS_FLOATING)
@@ -83,6 +83,41 @@ TH_API TH_NAME(tensor) *TH_NAME(avg_pool2d)(const TH_NAME(tensor) *input, const 
                                             const th_pool_opts *opts);
 TH_API int TH_NAME(avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
                                    const th_pool_opts *opts);
+
+/* torch.nn.functional.max_pool1d/3d, avg_pool1d/3d, adaptive_avg_pool1d/3d and adaptive_max_pool1d/3d: the 2d
+ * functions' semantics and errors over 1 spatial dim (input (N, C, L) or (C, L), kernel[1], output_size[1],
+ * each index l) or 3 (input (N, C, D, H, W) or (C, D, H, W), kernel[3], output_size[3], each index
+ * d * H * W + h * W + w in its input volume); opts index i is spatial dim i. */
+TH_API TH_NAME(tensor) *TH_NAME(max_pool1d)(const TH_NAME(tensor) *input, const int64_t *kernel,
+                                            const th_pool_opts *opts, th_i64_tensor **indices);
+TH_API int TH_NAME(max_pool1d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
+                                   const int64_t *kernel, const th_pool_opts *opts);
+TH_API TH_NAME(tensor) *TH_NAME(avg_pool1d)(const TH_NAME(tensor) *input, const int64_t *kernel,
+                                            const th_pool_opts *opts);
+TH_API int TH_NAME(avg_pool1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
+                                   const th_pool_opts *opts);
+TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool1d)(const TH_NAME(tensor) *input, const int64_t *output_size);
+TH_API int TH_NAME(adaptive_avg_pool1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
+                                            const int64_t *output_size);
+TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool1d)(const TH_NAME(tensor) *input, const int64_t *output_size,
+                                                     th_i64_tensor **indices);
+TH_API int TH_NAME(adaptive_max_pool1d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out,
+                                            const TH_NAME(tensor) *input, const int64_t *output_size);
+TH_API TH_NAME(tensor) *TH_NAME(max_pool3d)(const TH_NAME(tensor) *input, const int64_t *kernel,
+                                            const th_pool_opts *opts, th_i64_tensor **indices);
+TH_API int TH_NAME(max_pool3d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
+                                   const int64_t *kernel, const th_pool_opts *opts);
+TH_API TH_NAME(tensor) *TH_NAME(avg_pool3d)(const TH_NAME(tensor) *input, const int64_t *kernel,
+                                            const th_pool_opts *opts);
+TH_API int TH_NAME(avg_pool3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
+                                   const th_pool_opts *opts);
+TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool3d)(const TH_NAME(tensor) *input, const int64_t *output_size);
+TH_API int TH_NAME(adaptive_avg_pool3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
+                                            const int64_t *output_size);
+TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool3d)(const TH_NAME(tensor) *input, const int64_t *output_size,
+                                                     th_i64_tensor **indices);
+TH_API int TH_NAME(adaptive_max_pool3d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out,
+                                            const TH_NAME(tensor) *input, const int64_t *output_size);
 
 /* torch.nn.functional.pad: x of any shape padded over its last npad / 2 dims in F.pad's order (pads[0] and
  * pads[1] before and after the last dim, pads[2] and pads[3] the one before, ...); a negative pad crops, and
@@ -234,7 +269,7 @@ TH_API TH_NAME(tensor) *TH_NAME(max_pool2d)(const TH_NAME(tensor) *input, const 
 {
     if (indices) *indices = NULL;
     if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__pool_run(TH__FN(max_pool2d), true, NULL, NULL, (th_tensor **)indices, TH__B(input), kernel, opts));
+    return TH__T(th__pool_run(TH__FN(max_pool2d), 2, true, NULL, NULL, (th_tensor **)indices, TH__B(input), kernel, opts));
 }
 
 TH_API int TH_NAME(max_pool2d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
@@ -245,14 +280,14 @@ TH_API int TH_NAME(max_pool2d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_
         return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(max_pool2d_out), "NULL out");
     return th__out_status(
-        th__pool_run(TH__FN(max_pool2d_out), true, TH__B(out), TH__B(indices_out), NULL, TH__B(input), kernel, opts));
+        th__pool_run(TH__FN(max_pool2d_out), 2, true, TH__B(out), TH__B(indices_out), NULL, TH__B(input), kernel, opts));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(avg_pool2d)(const TH_NAME(tensor) *input, const int64_t *kernel,
                                             const th_pool_opts *opts)
 {
     if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__pool_run(TH__FN(avg_pool2d), false, NULL, NULL, NULL, TH__B(input), kernel, opts));
+    return TH__T(th__pool_run(TH__FN(avg_pool2d), 2, false, NULL, NULL, NULL, TH__B(input), kernel, opts));
 }
 
 TH_API int TH_NAME(avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
@@ -260,7 +295,7 @@ TH_API int TH_NAME(avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *
 {
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(avg_pool2d_out), "NULL out");
-    return th__out_status(th__pool_run(TH__FN(avg_pool2d_out), false, TH__B(out), NULL, NULL, TH__B(input), kernel, opts));
+    return th__out_status(th__pool_run(TH__FN(avg_pool2d_out), 2, false, TH__B(out), NULL, NULL, TH__B(input), kernel, opts));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(pad)(const TH_NAME(tensor) *x, int npad, const int64_t *pads, th_pad_mode mode,
@@ -281,7 +316,7 @@ TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int 
 TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool2d)(const TH_NAME(tensor) *input, const int64_t *output_size)
 {
     if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__apool_run(TH__FN(adaptive_avg_pool2d), false, NULL, NULL, NULL, TH__B(input), output_size));
+    return TH__T(th__apool_run(TH__FN(adaptive_avg_pool2d), 2, false, NULL, NULL, NULL, TH__B(input), output_size));
 }
 
 TH_API int TH_NAME(adaptive_avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
@@ -290,7 +325,7 @@ TH_API int TH_NAME(adaptive_avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(
     if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_avg_pool2d_out), "NULL out");
     return th__out_status(
-        th__apool_run(TH__FN(adaptive_avg_pool2d_out), false, TH__B(out), NULL, NULL, TH__B(input), output_size));
+        th__apool_run(TH__FN(adaptive_avg_pool2d_out), 2, false, TH__B(out), NULL, NULL, TH__B(input), output_size));
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool2d)(const TH_NAME(tensor) *input, const int64_t *output_size,
@@ -298,7 +333,7 @@ TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool2d)(const TH_NAME(tensor) *inpu
 {
     if (indices) *indices = NULL;
     if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__apool_run(TH__FN(adaptive_max_pool2d), true, NULL, NULL, (th_tensor **)indices, TH__B(input),
+    return TH__T(th__apool_run(TH__FN(adaptive_max_pool2d), 2, true, NULL, NULL, (th_tensor **)indices, TH__B(input),
                                output_size));
 }
 
@@ -309,7 +344,145 @@ TH_API int TH_NAME(adaptive_max_pool2d_out)(TH_NAME(tensor) *out, th_i64_tensor 
         TH__WRONG_DTYPE(input))
         return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_max_pool2d_out), "NULL out");
-    return th__out_status(th__apool_run(TH__FN(adaptive_max_pool2d_out), true, TH__B(out), TH__B(indices_out), NULL,
+    return th__out_status(th__apool_run(TH__FN(adaptive_max_pool2d_out), 2, true, TH__B(out), TH__B(indices_out), NULL,
+                                        TH__B(input), output_size));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(max_pool1d)(const TH_NAME(tensor) *input, const int64_t *kernel,
+                                            const th_pool_opts *opts, th_i64_tensor **indices)
+{
+    if (indices) *indices = NULL;
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__pool_run(TH__FN(max_pool1d), 1, true, NULL, NULL, (th_tensor **)indices, TH__B(input), kernel, opts));
+}
+
+TH_API int TH_NAME(max_pool1d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
+                                   const int64_t *kernel, const th_pool_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || th__dtype_mismatch(__func__, "indices_out", TH__B(indices_out), TH_I64) ||
+        TH__WRONG_DTYPE(input))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(max_pool1d_out), "NULL out");
+    return th__out_status(
+        th__pool_run(TH__FN(max_pool1d_out), 1, true, TH__B(out), TH__B(indices_out), NULL, TH__B(input), kernel, opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(avg_pool1d)(const TH_NAME(tensor) *input, const int64_t *kernel,
+                                            const th_pool_opts *opts)
+{
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__pool_run(TH__FN(avg_pool1d), 1, false, NULL, NULL, NULL, TH__B(input), kernel, opts));
+}
+
+TH_API int TH_NAME(avg_pool1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
+                                   const th_pool_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(avg_pool1d_out), "NULL out");
+    return th__out_status(th__pool_run(TH__FN(avg_pool1d_out), 1, false, TH__B(out), NULL, NULL, TH__B(input), kernel, opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool1d)(const TH_NAME(tensor) *input, const int64_t *output_size)
+{
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__apool_run(TH__FN(adaptive_avg_pool1d), 1, false, NULL, NULL, NULL, TH__B(input), output_size));
+}
+
+TH_API int TH_NAME(adaptive_avg_pool1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
+                                            const int64_t *output_size)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_avg_pool1d_out), "NULL out");
+    return th__out_status(
+        th__apool_run(TH__FN(adaptive_avg_pool1d_out), 1, false, TH__B(out), NULL, NULL, TH__B(input), output_size));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool1d)(const TH_NAME(tensor) *input, const int64_t *output_size,
+                                                     th_i64_tensor **indices)
+{
+    if (indices) *indices = NULL;
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__apool_run(TH__FN(adaptive_max_pool1d), 1, true, NULL, NULL, (th_tensor **)indices, TH__B(input),
+                               output_size));
+}
+
+TH_API int TH_NAME(adaptive_max_pool1d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out,
+                                            const TH_NAME(tensor) *input, const int64_t *output_size)
+{
+    if (TH__WRONG_DTYPE(out) || th__dtype_mismatch(__func__, "indices_out", TH__B(indices_out), TH_I64) ||
+        TH__WRONG_DTYPE(input))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_max_pool1d_out), "NULL out");
+    return th__out_status(th__apool_run(TH__FN(adaptive_max_pool1d_out), 1, true, TH__B(out), TH__B(indices_out), NULL,
+                                        TH__B(input), output_size));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(max_pool3d)(const TH_NAME(tensor) *input, const int64_t *kernel,
+                                            const th_pool_opts *opts, th_i64_tensor **indices)
+{
+    if (indices) *indices = NULL;
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__pool_run(TH__FN(max_pool3d), 3, true, NULL, NULL, (th_tensor **)indices, TH__B(input), kernel, opts));
+}
+
+TH_API int TH_NAME(max_pool3d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
+                                   const int64_t *kernel, const th_pool_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || th__dtype_mismatch(__func__, "indices_out", TH__B(indices_out), TH_I64) ||
+        TH__WRONG_DTYPE(input))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(max_pool3d_out), "NULL out");
+    return th__out_status(
+        th__pool_run(TH__FN(max_pool3d_out), 3, true, TH__B(out), TH__B(indices_out), NULL, TH__B(input), kernel, opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(avg_pool3d)(const TH_NAME(tensor) *input, const int64_t *kernel,
+                                            const th_pool_opts *opts)
+{
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__pool_run(TH__FN(avg_pool3d), 3, false, NULL, NULL, NULL, TH__B(input), kernel, opts));
+}
+
+TH_API int TH_NAME(avg_pool3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
+                                   const th_pool_opts *opts)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(avg_pool3d_out), "NULL out");
+    return th__out_status(th__pool_run(TH__FN(avg_pool3d_out), 3, false, TH__B(out), NULL, NULL, TH__B(input), kernel, opts));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool3d)(const TH_NAME(tensor) *input, const int64_t *output_size)
+{
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__apool_run(TH__FN(adaptive_avg_pool3d), 3, false, NULL, NULL, NULL, TH__B(input), output_size));
+}
+
+TH_API int TH_NAME(adaptive_avg_pool3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
+                                            const int64_t *output_size)
+{
+    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_avg_pool3d_out), "NULL out");
+    return th__out_status(
+        th__apool_run(TH__FN(adaptive_avg_pool3d_out), 3, false, TH__B(out), NULL, NULL, TH__B(input), output_size));
+}
+
+TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool3d)(const TH_NAME(tensor) *input, const int64_t *output_size,
+                                                     th_i64_tensor **indices)
+{
+    if (indices) *indices = NULL;
+    if (TH__WRONG_DTYPE(input)) return NULL;
+    return TH__T(th__apool_run(TH__FN(adaptive_max_pool3d), 3, true, NULL, NULL, (th_tensor **)indices, TH__B(input),
+                               output_size));
+}
+
+TH_API int TH_NAME(adaptive_max_pool3d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out,
+                                            const TH_NAME(tensor) *input, const int64_t *output_size)
+{
+    if (TH__WRONG_DTYPE(out) || th__dtype_mismatch(__func__, "indices_out", TH__B(indices_out), TH_I64) ||
+        TH__WRONG_DTYPE(input))
+        return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_max_pool3d_out), "NULL out");
+    return th__out_status(th__apool_run(TH__FN(adaptive_max_pool3d_out), 3, true, TH__B(out), TH__B(indices_out), NULL,
                                         TH__B(input), output_size));
 }
 

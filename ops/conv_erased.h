@@ -1,7 +1,8 @@
 /* ops/conv_erased.h: convolution and pooling, written once for f32, f64, f16 and bf16: conv1d/2d/3d (im2col
  * into a contiguous buffer per batch item and group, then one matrix product: CBLAS sgemm/dgemm when built
- * with TH_USE_CBLAS and th_linalg_blas() is on, else a loop here), max_pool2d (with indices) and avg_pool2d,
- * adaptive_max_pool2d (with indices) and adaptive_avg_pool2d.
+ * with TH_USE_CBLAS and th_linalg_blas() is on, else a loop here), max_pool1d/2d/3d (with indices) and
+ * avg_pool1d/2d/3d, adaptive_max_pool1d/2d/3d (with indices) and adaptive_avg_pool1d/2d/3d (one kernel each
+ * over three spatial dims, a 1d or 2d input with size-1 dims in front).
  * ops/conv.h holds the typed front doors, which check the dtypes and call th__conv_run / th__pool_run here.
  * Every call works in the compute type (double for f64, float otherwise) on contiguous copies of what is not
  * already so, and rounds once into the result. Included twice by tensor.h: the option structs (public), and in
@@ -20,7 +21,7 @@ typedef struct th_conv_opts {
 } th_conv_opts;
 
 /* The options of the pooling functions, likewise: zero means the default (stride: the kernel's size; padding
- * 0; dilation 1, which is the only one avg_pool2d takes). */
+ * 0; dilation 1, which is the only one avg_pool1d/2d/3d take). */
 typedef struct th_pool_opts {
     int64_t stride[3], padding[3], dilation[3];
 } th_pool_opts;
@@ -567,42 +568,51 @@ done:
     return th__op_end(fn, ok, result, tmp);
 }
 
-/* One plane of pooling in the compute type T: max (with the flat input index of each maximum, NaN winning as
- * in PyTorch) or the average with the padding counted (count_include_pad). */
+/* One plane of pooling in the compute type T over g's three spatial dims (1d and 2d with size-1 dims in front):
+ * max (with the flat input index of each maximum, NaN winning as in PyTorch) or the average with the padding
+ * counted (count_include_pad). */
 #define TH__POOL_PLANE(T)                                                                                           \
     do {                                                                                                            \
         const T *xs = (const T *)xp;                                                                                \
         T *ys = (T *)yp;                                                                                            \
-        for (int64_t oh = 0; oh < g->out[1]; oh++)                                                                  \
-            for (int64_t ow = 0; ow < g->out[2]; ow++) {                                                            \
-                int64_t h0 = oh * g->s[1] - g->p[1], w0 = ow * g->s[2] - g->p[2];                                   \
-                if (is_max) {                                                                                       \
-                    T best = (T)-INFINITY;                                                                          \
-                    int64_t at = -1;                                                                                \
-                    for (int64_t kh = 0; kh < g->k[1]; kh++) {                                                      \
-                        int64_t ih = h0 + kh * g->d[1];                                                             \
-                        if (ih < 0 || ih >= g->in[1]) continue;                                                     \
-                        for (int64_t kw = 0; kw < g->k[2]; kw++) {                                                  \
-                            int64_t iw = w0 + kw * g->d[2];                                                         \
-                            if (iw < 0 || iw >= g->in[2]) continue;                                                 \
-                            T v = xs[ih * g->in[2] + iw];                                                           \
-                            if (at < 0 || v > best || isnan(v)) best = v, at = ih * g->in[2] + iw;                  \
+        for (int64_t od = 0; od < g->out[0]; od++)                                                                  \
+            for (int64_t oh = 0; oh < g->out[1]; oh++)                                                              \
+                for (int64_t ow = 0; ow < g->out[2]; ow++) {                                                        \
+                    int64_t d0 = od * g->s[0] - g->p[0], h0 = oh * g->s[1] - g->p[1], w0 = ow * g->s[2] - g->p[2];  \
+                    if (is_max) {                                                                                   \
+                        T best = (T)-INFINITY;                                                                      \
+                        int64_t at = -1;                                                                            \
+                        for (int64_t kd = 0; kd < g->k[0]; kd++) {                                                  \
+                            int64_t id = d0 + kd * g->d[0];                                                         \
+                            if (id < 0 || id >= g->in[0]) continue;                                                 \
+                            for (int64_t kh = 0; kh < g->k[1]; kh++) {                                              \
+                                int64_t ih = h0 + kh * g->d[1];                                                     \
+                                if (ih < 0 || ih >= g->in[1]) continue;                                             \
+                                for (int64_t kw = 0; kw < g->k[2]; kw++) {                                          \
+                                    int64_t iw = w0 + kw * g->d[2];                                                 \
+                                    if (iw < 0 || iw >= g->in[2]) continue;                                         \
+                                    int64_t fi = (id * g->in[1] + ih) * g->in[2] + iw;                              \
+                                    T v = xs[fi];                                                                   \
+                                    if (at < 0 || v > best || isnan(v)) best = v, at = fi;                          \
+                                }                                                                                   \
+                            }                                                                                       \
                         }                                                                                           \
+                        *ys++ = best;                                                                               \
+                        if (ip) *ip++ = at;                                                                         \
+                    } else {                                                                                        \
+                        int64_t d1 = d0 + g->k[0], h1 = h0 + g->k[1], w1 = w0 + g->k[2];                            \
+                        int64_t dend = d1 < g->in[0] + g->p[0] ? d1 : g->in[0] + g->p[0];                           \
+                        int64_t hend = h1 < g->in[1] + g->p[1] ? h1 : g->in[1] + g->p[1];                           \
+                        int64_t wend = w1 < g->in[2] + g->p[2] ? w1 : g->in[2] + g->p[2];                           \
+                        int64_t count = (dend - d0) * (hend - h0) * (wend - w0);                                    \
+                        double sum = 0; /* in double: a float sum of mixed signs loses the small averages' bits */ \
+                        for (int64_t id = d0 > 0 ? d0 : 0; id < (dend < g->in[0] ? dend : g->in[0]); id++)          \
+                            for (int64_t ih = h0 > 0 ? h0 : 0; ih < (hend < g->in[1] ? hend : g->in[1]); ih++)      \
+                                for (int64_t iw = w0 > 0 ? w0 : 0; iw < (wend < g->in[2] ? wend : g->in[2]); iw++)  \
+                                    sum += xs[(id * g->in[1] + ih) * g->in[2] + iw];                                \
+                        *ys++ = (T)(sum / (double)count);                                                           \
                     }                                                                                               \
-                    *ys++ = best;                                                                                   \
-                    if (ip) *ip++ = at;                                                                             \
-                } else {                                                                                            \
-                    int64_t h1 = h0 + g->k[1], w1 = w0 + g->k[2];                                                   \
-                    int64_t hend = h1 < g->in[1] + g->p[1] ? h1 : g->in[1] + g->p[1];                               \
-                    int64_t wend = w1 < g->in[2] + g->p[2] ? w1 : g->in[2] + g->p[2];                               \
-                    int64_t count = (hend - h0) * (wend - w0);                                                      \
-                    double sum = 0; /* in double: a float sum of mixed signs loses the small averages' bits */     \
-                    for (int64_t ih = h0 > 0 ? h0 : 0; ih < (hend < g->in[1] ? hend : g->in[1]); ih++)              \
-                        for (int64_t iw = w0 > 0 ? w0 : 0; iw < (wend < g->in[2] ? wend : g->in[2]); iw++)          \
-                            sum += xs[ih * g->in[2] + iw];                                                          \
-                    *ys++ = (T)(sum / (double)count);                                                               \
                 }                                                                                                   \
-            }                                                                                                       \
     } while (0)
 
 static void th__pool_plane(bool f64, bool is_max, const th__conv_geo *g, const char *xp, char *yp, int64_t *ip)
@@ -614,14 +624,23 @@ static void th__pool_plane(bool f64, bool is_max, const th__conv_geo *g, const c
 }
 #undef TH__POOL_PLANE
 
-/* max_pool2d (is_max; indices, when not NULL, an i64 out of the result's shape) or avg_pool2d of x with
- * kernel[2] into out (NULL: a new tensor). Returns the result (out retained) or NULL. */
-TH__MAYBE_UNUSED static th_tensor *th__pool_run(const char *fn, bool is_max, th_tensor *out, th_tensor *indices_out,
-                                                th_tensor **indices, const th_tensor *x, const int64_t *kernel,
-                                                const th_pool_opts *o)
+/* The name of a pooling op of nsp spatial dims, for messages: max (is_max) or average, adaptive or not. */
+static const char *th__pool_name(bool adaptive, bool is_max, int nsp)
 {
-    const int nsp = 2;
-    const char *what = is_max ? "max_pool2d" : "avg_pool2d";
+    static const char *const names[2][2][3] = {
+        {{"avg_pool1d", "avg_pool2d", "avg_pool3d"}, {"max_pool1d", "max_pool2d", "max_pool3d"}},
+        {{"adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d"},
+         {"adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d"}}};
+    return names[adaptive][is_max][nsp - 1];
+}
+
+/* max_pool1d/2d/3d (is_max; indices, when not NULL, an i64 out of the result's shape) or avg_pool1d/2d/3d of x
+ * (nsp spatial dims) with kernel[nsp] into out (NULL: a new tensor). Returns the result (out retained) or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__pool_run(const char *fn, int nsp, bool is_max, th_tensor *out,
+                                                th_tensor *indices_out, th_tensor **indices, const th_tensor *x,
+                                                const int64_t *kernel, const th_pool_opts *o)
+{
+    const char *what = th__pool_name(false, is_max, nsp);
     if (indices) *indices = NULL;
     if (!x) return th__fail(TH_ERR_INVALID, fn, "NULL input"), NULL;
     if (!kernel) return th__fail(TH_ERR_INVALID, fn, "NULL kernel"), NULL;
@@ -634,22 +653,20 @@ TH__MAYBE_UNUSED static th_tensor *th__pool_run(const char *fn, bool is_max, th_
     for (int i = 0; i < nsp; i++)
         if (kernel[i] < 1)
             return th__fail(TH_ERR_INVALID, fn, "kernel[%d] is %lld; it must be >= 1", i, (long long)kernel[i]), NULL;
-    g.k[0] = 1;
-    g.k[1] = kernel[0];
-    g.k[2] = kernel[1];
+    for (int i = 0; i < 3; i++) g.k[i] = i < 3 - nsp ? 1 : kernel[i - (3 - nsp)];
     if (th__conv_opt(fn, o ? o->stride : NULL, nsp, 1, g.s, "stride", true) ||
         th__conv_opt(fn, o ? o->padding : NULL, nsp, 0, g.p, "padding", false) ||
         th__conv_opt(fn, o ? o->dilation : NULL, nsp, 1, g.d, "dilation", true))
         return NULL;
-    for (int i = 0; i < nsp; i++) {
-        if (!o || o->stride[i] == 0) g.s[1 + i] = kernel[i];
-        if (!is_max && g.d[1 + i] != 1)
-            return th__fail(TH_ERR_INVALID, fn, "dilation[%d] is %lld; avg_pool2d takes none (0 or 1)", i,
-                            (long long)g.d[1 + i]),
+    for (int i = 0, j = 3 - nsp; i < nsp; i++, j++) {
+        if (!o || o->stride[i] == 0) g.s[j] = kernel[i];
+        if (!is_max && g.d[j] != 1)
+            return th__fail(TH_ERR_INVALID, fn, "dilation[%d] is %lld; %s takes none (0 or 1)", i, (long long)g.d[j],
+                            what),
                    NULL;
-        if (2 * g.p[1 + i] > kernel[i])
+        if (2 * g.p[j] > kernel[i])
             return th__fail(TH_ERR_INVALID, fn, "padding[%d] is %lld; it must be at most half the kernel (%lld)", i,
-                            (long long)g.p[1 + i], (long long)kernel[i]),
+                            (long long)g.p[j], (long long)kernel[i]),
                    NULL;
     }
     if (th__conv_out_sizes(fn, nsp, &g)) return NULL;
@@ -657,8 +674,7 @@ TH__MAYBE_UNUSED static th_tensor *th__pool_run(const char *fn, bool is_max, th_
     int rn = 0;
     if (batched) rs[rn++] = g.n;
     rs[rn++] = g.c;
-    rs[rn++] = g.out[1];
-    rs[rn++] = g.out[2];
+    for (int i = 3 - nsp; i < 3; i++) rs[rn++] = g.out[i];
     if (indices_out && th__check_out(fn, indices_out, TH_I64, rn, rs)) return NULL;
     th_tensor *result = th__result(fn, out, x->dtype, rn, rs);
     if (!result) return NULL;
@@ -804,41 +820,50 @@ done:
     return th__op_end(fn, ok, result, tmp);
 }
 
-/* adaptive_avg_pool2d / adaptive_max_pool2d: output cell i of a dim of input size n and output size m covers
- * inputs floor(i * n / m) .. ceil((i + 1) * n / m) - 1, as PyTorch's adaptive pooling. */
+/* adaptive_avg_pool1d/2d/3d / adaptive_max_pool1d/2d/3d over three spatial dims (in[3] to out[3]; 1d and 2d
+ * with size-1 dims in front): output cell i of a dim of input size n and output size m covers inputs
+ * floor(i * n / m) .. ceil((i + 1) * n / m) - 1, as PyTorch's adaptive pooling. */
+#define TH__APOOL_START(i, n, m) ((i) * (n) / (m))
+#define TH__APOOL_END(i, n, m) ((((i) + 1) * (n) + (m) - 1) / (m))
 #define TH__APOOL_PLANE(T)                                                                                          \
     do {                                                                                                            \
         const T *xs = (const T *)xp;                                                                                \
         T *ys = (T *)yp;                                                                                            \
-        for (int64_t oh = 0; oh < oh_n; oh++) {                                                                     \
-            int64_t h0 = oh * ih_n / oh_n, h1 = ((oh + 1) * ih_n + oh_n - 1) / oh_n;                                \
-            for (int64_t ow = 0; ow < ow_n; ow++) {                                                                 \
-                int64_t w0 = ow * iw_n / ow_n, w1 = ((ow + 1) * iw_n + ow_n - 1) / ow_n;                            \
-                if (is_max) {                                                                                       \
-                    T best = xs[h0 * iw_n + w0];                                                                    \
-                    int64_t at = h0 * iw_n + w0;                                                                    \
-                    for (int64_t h = h0; h < h1 && !isnan(best); h++)                                               \
-                        for (int64_t w = w0; w < w1; w++) {                                                         \
-                            T v = xs[h * iw_n + w];                                                                 \
-                            if (v > best || isnan(v)) {                                                             \
-                                best = v, at = h * iw_n + w;                                                        \
-                                if (isnan(v)) break;                                                                \
-                            }                                                                                       \
-                        }                                                                                           \
-                    *ys++ = best;                                                                                   \
-                    if (ip) *ip++ = at;                                                                             \
-                } else {                                                                                            \
-                    double sum = 0;                                                                                 \
-                    for (int64_t h = h0; h < h1; h++)                                                               \
-                        for (int64_t w = w0; w < w1; w++) sum += xs[h * iw_n + w];                                  \
-                    *ys++ = (T)(sum / (double)((h1 - h0) * (w1 - w0)));                                             \
+        for (int64_t od = 0; od < on[0]; od++) {                                                                    \
+            int64_t d0 = TH__APOOL_START(od, in[0], on[0]), d1 = TH__APOOL_END(od, in[0], on[0]);                   \
+            for (int64_t oh = 0; oh < on[1]; oh++) {                                                                \
+                int64_t h0 = TH__APOOL_START(oh, in[1], on[1]), h1 = TH__APOOL_END(oh, in[1], on[1]);               \
+                for (int64_t ow = 0; ow < on[2]; ow++) {                                                            \
+                    int64_t w0 = TH__APOOL_START(ow, in[2], on[2]), w1 = TH__APOOL_END(ow, in[2], on[2]);           \
+                    if (is_max) {                                                                                   \
+                        int64_t at = (d0 * in[1] + h0) * in[2] + w0;                                                \
+                        T best = xs[at];                                                                            \
+                        for (int64_t d = d0; d < d1 && !isnan(best); d++)                                           \
+                            for (int64_t h = h0; h < h1 && !isnan(best); h++)                                       \
+                                for (int64_t w = w0; w < w1; w++) {                                                 \
+                                    int64_t fi = (d * in[1] + h) * in[2] + w;                                       \
+                                    T v = xs[fi];                                                                   \
+                                    if (v > best || isnan(v)) {                                                     \
+                                        best = v, at = fi;                                                          \
+                                        if (isnan(v)) break;                                                        \
+                                    }                                                                               \
+                                }                                                                                   \
+                        *ys++ = best;                                                                               \
+                        if (ip) *ip++ = at;                                                                         \
+                    } else {                                                                                        \
+                        double sum = 0;                                                                             \
+                        for (int64_t d = d0; d < d1; d++)                                                           \
+                            for (int64_t h = h0; h < h1; h++)                                                       \
+                                for (int64_t w = w0; w < w1; w++) sum += xs[(d * in[1] + h) * in[2] + w];           \
+                        *ys++ = (T)(sum / (double)((d1 - d0) * (h1 - h0) * (w1 - w0)));                             \
+                    }                                                                                               \
                 }                                                                                                   \
             }                                                                                                       \
         }                                                                                                           \
     } while (0)
 
-static void th__apool_plane(bool f64, bool is_max, int64_t ih_n, int64_t iw_n, int64_t oh_n, int64_t ow_n,
-                            const char *xp, char *yp, int64_t *ip)
+static void th__apool_plane(bool f64, bool is_max, const int64_t *in, const int64_t *on, const char *xp, char *yp,
+                            int64_t *ip)
 {
     if (f64)
         TH__APOOL_PLANE(double);
@@ -846,35 +871,44 @@ static void th__apool_plane(bool f64, bool is_max, int64_t ih_n, int64_t iw_n, i
         TH__APOOL_PLANE(float);
 }
 #undef TH__APOOL_PLANE
+#undef TH__APOOL_START
+#undef TH__APOOL_END
 
-/* adaptive max (is_max; indices as max_pool2d's) or average pooling of x (N, C, H, W) or (C, H, W) to
- * output_size[2] into out (NULL: a new tensor). Returns the result (out retained) or NULL. */
-TH__MAYBE_UNUSED static th_tensor *th__apool_run(const char *fn, bool is_max, th_tensor *out, th_tensor *indices_out,
-                                                 th_tensor **indices, const th_tensor *x, const int64_t *output_size)
+/* adaptive max (is_max; indices as max_pool's) or average pooling of x (N, C, spatial...) or (C, spatial...), nsp
+ * spatial dims, to output_size[nsp] into out (NULL: a new tensor). Returns the result (out retained) or NULL. */
+TH__MAYBE_UNUSED static th_tensor *th__apool_run(const char *fn, int nsp, bool is_max, th_tensor *out,
+                                                 th_tensor *indices_out, th_tensor **indices, const th_tensor *x,
+                                                 const int64_t *output_size)
 {
-    const char *what = is_max ? "adaptive_max_pool2d" : "adaptive_avg_pool2d";
+    const char *what = th__pool_name(true, is_max, nsp);
     if (indices) *indices = NULL;
     if (!x) return th__fail(TH_ERR_INVALID, fn, "NULL input"), NULL;
     if (!output_size) return th__fail(TH_ERR_INVALID, fn, "NULL output_size"), NULL;
     if (th__conv_host(fn, "input", x)) return NULL;
     th__conv_geo g;
     bool batched;
-    if (th__conv_input(fn, what, 2, x, &g, &batched)) return NULL;
-    for (int i = 0; i < 2; i++)
+    if (th__conv_input(fn, what, nsp, x, &g, &batched)) return NULL;
+    int64_t on[3] = {1, 1, 1};
+    for (int i = 0; i < nsp; i++) {
         if (output_size[i] < 1)
             return th__fail(TH_ERR_INVALID, fn, "output_size[%d] is %lld; it must be >= 1", i, (long long)output_size[i]),
                    NULL;
-    if (g.n * g.c > 0 && (g.in[1] == 0 || g.in[2] == 0))
-        return th__fail(TH_ERR_SHAPE, fn, "input has an empty spatial dim (%lld x %lld); %s needs at least one element",
-                        (long long)g.in[1], (long long)g.in[2], what),
+        on[3 - nsp + i] = output_size[i];
+    }
+    if (g.n * g.c > 0 && (g.in[0] == 0 || g.in[1] == 0 || g.in[2] == 0)) {
+        char a[96];
+        int at = 0;
+        for (int i = 3 - nsp; i < 3; i++)
+            at += snprintf(a + at, sizeof a - (size_t)at, "%s%lld", i > 3 - nsp ? " x " : "", (long long)g.in[i]);
+        return th__fail(TH_ERR_SHAPE, fn, "input has an empty spatial dim (%s); %s needs at least one element", a, what),
                NULL;
+    }
     g.inl = g.in[0] * g.in[1] * g.in[2];
-    int64_t rs[4];
+    int64_t rs[5];
     int rn = 0;
     if (batched) rs[rn++] = g.n;
     rs[rn++] = g.c;
-    rs[rn++] = output_size[0];
-    rs[rn++] = output_size[1];
+    for (int i = 0; i < nsp; i++) rs[rn++] = output_size[i];
     if (indices_out && th__check_out(fn, indices_out, TH_I64, rn, rs)) return NULL;
     th_tensor *result = th__result(fn, out, x->dtype, rn, rs);
     if (!result) return NULL;
@@ -893,10 +927,10 @@ TH__MAYBE_UNUSED static th_tensor *th__apool_run(const char *fn, bool is_max, th
     {
         const char *xd = (const char *)th_tensor_data(xc);
         char *yd = (char *)th_tensor_data(y);
-        int64_t *id = ix ? (int64_t *)th_tensor_data(ix) : NULL, outl = output_size[0] * output_size[1];
+        int64_t *id = ix ? (int64_t *)th_tensor_data(ix) : NULL, outl = on[0] * on[1] * on[2];
         for (int64_t pl = 0; pl < g.n * g.c; pl++)
-            th__apool_plane(f64, is_max, g.in[1], g.in[2], output_size[0], output_size[1],
-                            xd + (size_t)(pl * g.inl) * es, yd + (size_t)(pl * outl) * es, id ? id + pl * outl : NULL);
+            th__apool_plane(f64, is_max, g.in, on, xd + (size_t)(pl * g.inl) * es, yd + (size_t)(pl * outl) * es,
+                            id ? id + pl * outl : NULL);
     }
     if (tmp && th_tensor_copy(result, tmp)) goto fail;
 finish:
