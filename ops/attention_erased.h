@@ -211,10 +211,7 @@ TH__MAYBE_UNUSED static th_tensor *th__sdpa_run(const char *fn, th_tensor *out, 
         !(vc = th__sdpa_dense(fn, ct, v, out)) ||
         (mask && !(mc = th__sdpa_dense(fn, mask->dtype == TH_BOOL ? TH_BOOL : ct, mask, out))))
         goto done;
-    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, ct, result->ndim, result->sizes))) goto done;
-        y = tmp;
-    }
+    if (!(y = th__ct_staging(fn, result, ct, &tmp))) goto done;
     p.L = L;
     p.S = S;
     p.E = E;

@@ -265,10 +265,7 @@ static int th__conv_begin(const char *fn, th_tensor *result, int n, const th_ten
         th_tensor_release(u);
         if (!dense[i]) return th__failed_status(fn);
     }
-    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-        if (!(*tmp = th__tensor_empty(fn, ct, result->ndim, result->sizes))) return th__failed_status(fn);
-        *y = *tmp;
-    }
+    if (!(*y = th__ct_staging(fn, result, ct, tmp))) return th__failed_status(fn);
     return TH_OK;
 }
 
@@ -687,10 +684,7 @@ TH__MAYBE_UNUSED static th_tensor *th__pool_run(const char *fn, int nsp, bool is
     if (want_ix && !(ix = th__tensor_empty(fn, TH_I64, rn, rs))) goto fail;
     if (th__numel(result) == 0) goto finish;
     if (!(xu = th__unalias(fn, result, x)) || !(xc = th__conv_dense(fn, ct, xu))) goto fail;
-    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, ct, rn, rs))) goto fail;
-        y = tmp;
-    }
+    if (!(y = th__ct_staging(fn, result, ct, &tmp))) goto fail;
     {
         const char *xd = (const char *)th_tensor_data(xc);
         char *yd = (char *)th_tensor_data(y);
@@ -920,10 +914,7 @@ TH__MAYBE_UNUSED static th_tensor *th__apool_run(const char *fn, int nsp, bool i
     if ((indices || indices_out) && !(ix = th__tensor_empty(fn, TH_I64, rn, rs))) goto fail;
     if (th__numel(result) == 0) goto finish;
     if (!(xu = th__unalias(fn, result, x)) || !(xc = th__conv_dense(fn, ct, xu))) goto fail;
-    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, ct, rn, rs))) goto fail;
-        y = tmp;
-    }
+    if (!(y = th__ct_staging(fn, result, ct, &tmp))) goto fail;
     {
         const char *xd = (const char *)th_tensor_data(xc);
         char *yd = (char *)th_tensor_data(y);

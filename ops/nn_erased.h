@@ -111,6 +111,15 @@ typedef struct th__nn_plan {
 } th__nn_plan;
 
 /* n elements at byte address src, stride s elements, of dtype dt, into float (f32, f16, bf16). */
+/* Where an op that computes in ct (float for f16/bf16) writes: the result itself when it is contiguous and of ct,
+ * else a new contiguous scratch tensor of ct and the result's shape, left in *tmp for the caller to copy back from
+ * and release. Shared by the nn, conv, attention and resize ops. NULL with the error recorded. */
+static th_tensor *th__ct_staging(const char *fn, th_tensor *result, th_dtype ct, th_tensor **tmp)
+{
+    if (result->dtype == ct && th_tensor_is_contiguous(result)) return result;
+    return *tmp = th__tensor_empty(fn, ct, result->ndim, result->sizes);
+}
+
 static void th__nn_load_f32(float *restrict dst, const char *src, th_dtype dt, int64_t s, int64_t n)
 {
     if (dt == TH_F32)
@@ -513,10 +522,7 @@ TH__MAYBE_UNUSED static th_tensor *th__cn_run(const char *fn, bool group, th_ten
     else if (!(xc = th__convert_new(fn, ct, xu)))
         goto done;
     y = result;
-    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, ct, x->ndim, x->sizes))) goto done;
-        y = tmp;
-    }
+    if (!(y = th__ct_staging(fn, result, ct, &tmp))) goto done;
     p.f64 = f64;
     p.group = group;
     p.c = c;
@@ -626,10 +632,7 @@ TH__MAYBE_UNUSED static th_tensor *th__gate_run(const char *fn, th__gate_op op, 
         xc = th_tensor_retain(xu);
     else if (!(xc = th__convert_new(fn, ct, xu)))
         goto done;
-    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, ct, x->ndim, rs))) goto done;
-        y = tmp;
-    }
+    if (!(y = th__ct_staging(fn, result, ct, &tmp))) goto done;
     p.op = op;
     p.f64 = f64;
     p.half = rs[d];
@@ -832,10 +835,7 @@ TH__MAYBE_UNUSED static th_tensor *th__rope_run(const char *fn, th_tensor *out, 
     else if (!(xc = th__convert_new(fn, ct, xu)))
         goto done;
     if (!(cc = th__convert_new(fn, ct, cos_t)) || !(sc = th__convert_new(fn, ct, sin_t))) goto done;
-    if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-        if (!(tmp = th__tensor_empty(fn, ct, x->ndim, x->sizes))) goto done;
-        y = tmp;
-    }
+    if (!(y = th__ct_staging(fn, result, ct, &tmp))) goto done;
     p.f64 = f64;
     p.interleaved = layout == TH_ROPE_INTERLEAVED;
     p.x = th_tensor_data(xc);

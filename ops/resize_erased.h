@@ -150,16 +150,14 @@ typedef struct th__interp_job {
                 for (int64_t c = 0; c < n; c++) yo[c] = w3[c] * r0[oc[c]];                                          \
             break;                                                                                                  \
         }                                                                                                           \
-        if (na == 1 && nb == 1) {                                                                                   \
-            TH__INTERP_ROW1(T, NC, 1);                                                                              \
-            break;                                                                                                  \
-        }                                                                                                           \
-        if (na == 1 && nb == 2) {                                                                                   \
-            TH__INTERP_ROW1(T, NC, 2);                                                                              \
-            break;                                                                                                  \
-        }                                                                                                           \
-        if (na == 1 && nb == 4) {                                                                                   \
-            TH__INTERP_ROW1(T, NC, 4);                                                                              \
+        if (na == 1 && (nb == 1 || nb == 2 || nb == 4)) { /* the counts constant: loops unrolled */                 \
+            if (nb == 1) {                                                                                          \
+                TH__INTERP_ROW1(T, NC, 1);                                                                          \
+            } else if (nb == 2) {                                                                                   \
+                TH__INTERP_ROW1(T, NC, 2);                                                                          \
+            } else {                                                                                                \
+                TH__INTERP_ROW1(T, NC, 4);                                                                          \
+            }                                                                                                       \
             break;                                                                                                  \
         }                                                                                                           \
         for (int64_t c = 0; c < n; c++) {                                                                           \
@@ -182,27 +180,21 @@ typedef struct th__interp_job {
         }                                                                                                           \
     } while (0)
 
-static void th__interp_row_f(const void *const *rows, const void *wa, const void *wb, int64_t na, int64_t nb,
-                             bool unit, bool unitc, const int64_t *oc, const void *wc, int nc, int64_t n, void *yrow)
-{
-    if (nc == 1)
-        TH__INTERP_ROW(float, 1);
-    else if (nc == 2)
-        TH__INTERP_ROW(float, 2);
-    else
-        TH__INTERP_ROW(float, 4);
-}
-
-static void th__interp_row_d(const void *const *rows, const void *wa, const void *wb, int64_t na, int64_t nb,
-                             bool unit, bool unitc, const int64_t *oc, const void *wc, int nc, int64_t n, void *yrow)
-{
-    if (nc == 1)
-        TH__INTERP_ROW(double, 1);
-    else if (nc == 2)
-        TH__INTERP_ROW(double, 2);
-    else
-        TH__INTERP_ROW(double, 4);
-}
+/* The row function of one compute type: the tap count chosen once per row, so each case's loops are unrolled. */
+#define TH__INTERP_ROW_FN(name, T)                                                                                  \
+    static void name(const void *const *rows, const void *wa, const void *wb, int64_t na, int64_t nb, bool unit,   \
+                     bool unitc, const int64_t *oc, const void *wc, int nc, int64_t n, void *yrow)                  \
+    {                                                                                                               \
+        if (nc == 1)                                                                                                \
+            TH__INTERP_ROW(T, 1);                                                                                   \
+        else if (nc == 2)                                                                                           \
+            TH__INTERP_ROW(T, 2);                                                                                   \
+        else                                                                                                        \
+            TH__INTERP_ROW(T, 4);                                                                                   \
+    }
+TH__INTERP_ROW_FN(th__interp_row_f, float)
+TH__INTERP_ROW_FN(th__interp_row_d, double)
+#undef TH__INTERP_ROW_FN
 #undef TH__INTERP_ROW
 #undef TH__INTERP_ROW1
 
@@ -347,10 +339,7 @@ TH__MAYBE_UNUSED static th_tensor *th__interp_run(const char *fn, th_tensor *out
                 th__interp_taps(f64, (th_interp_mode)mode, o->align_corners, scale[i], xr->strides[2 + i], dm);
             }
         }
-        if (result->dtype != ct || !th_tensor_is_contiguous(result)) {
-            if (!(tmp = th__tensor_empty(fn, ct, result->ndim, result->sizes))) goto done;
-            y = tmp;
-        }
+        if (!(y = th__ct_staging(fn, result, ct, &tmp))) goto done;
         job.f64 = f64;
         job.unit_outer = nearest || nsp == 1;
         job.unit_inner = nearest;
