@@ -189,7 +189,7 @@ OMP_TOOL_LIBRARIES=/usr/lib/llvm-14/lib/libarcher.so only_tested=1 \
 # TH_NPZ_MANY: npz_files' ZIP64 archive with 300 members instead of 65,536 (10 CPU minutes under valgrind;
 # tests/numpy/npz_files.py keeps its ZIP64 end records).
 CC=gcc CXX=g++ TH_NPZ_MANY=300 run valgrind -Dwerror=true -Dcuda=disabled -Dbuildtype=debug -- --no-suite consumers --no-suite names \
-    --no-suite dist --timeout-multiplier 20 \
+    --no-suite dist --no-suite model --timeout-multiplier 20 \
     --wrap "valgrind --quiet --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite,indirect"
 # The dist suite (MPI) apart: --wrap would put valgrind around tests/dist/mpirun.sh, the shell, and check no rank;
 # each rank runs under valgrind instead (TH_DIST_RANK_WRAP), with tests/dist/openmpi.supp for what Open MPI and

@@ -11,15 +11,14 @@
 
 extern char **environ;
 
-/* `python script verb dir`; its exit status (1 when it cannot run or does not exit), as the caller's test name
- * says when it cannot start. */
-static inline int peer_run(const char *test, const char *python, const char *script, const char *verb, const char *dir)
+/* Runs argv[0] (a path) with argv; its exit status (1 when it cannot run or does not exit), as the caller's
+ * test name says when it cannot start. */
+static inline int peer_spawn(const char *test, char *const *argv)
 {
-    char *argv[] = {(char *)python, (char *)script, (char *)verb, (char *)dir, NULL};
     pid_t pid;
-    int rc = posix_spawn(&pid, python, NULL, NULL, argv, environ);
+    int rc = posix_spawn(&pid, argv[0], NULL, NULL, argv, environ);
     if (rc != 0) {
-        fprintf(stderr, "%s: cannot run %s: %s\n", test, python, strerror(rc));
+        fprintf(stderr, "%s: cannot run %s: %s\n", test, argv[0], strerror(rc));
         return 1;
     }
     int status;
@@ -28,14 +27,21 @@ static inline int peer_run(const char *test, const char *python, const char *scr
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+/* `python script verb dir`, as peer_spawn. */
+static inline int peer_run(const char *test, const char *python, const char *script, const char *verb, const char *dir)
+{
+    char *argv[] = {(char *)python, (char *)script, (char *)verb, (char *)dir, NULL};
+    return peer_spawn(test, argv);
+}
+
 /* What both tests do first, for `test DIR PYTHON SCRIPT`: checks the arguments and the host, then runs
  * `PYTHON SCRIPT write DIR`. Returns -1 to go on, else the exit status: 2 for a wrong call, 77 (a skip)
  * without a Python (an empty PYTHON) or on a big-endian host (the raw files are little-endian), or the
  * script's status (77 when it cannot import what it compares with). */
 static inline int peer_start(int argc, char **argv, const char *test, const char *peer)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s DIR PYTHON SCRIPT\n", argv[0]);
+    if (argc < 4) { /* a test may take more arguments after these three */
+        fprintf(stderr, "usage: %s DIR PYTHON SCRIPT ...\n", argv[0]);
         return 2;
     }
     if (argv[2][0] == '\0') {
