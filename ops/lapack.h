@@ -1,5 +1,5 @@
 /* ops/lapack.h: dense linear algebra for f32, f64, c64 and c128: solve, inv, det, slogdet, cholesky, qr, eigh,
- * svd, svdvals, solve_triangular, cholesky_solve, lu_factor, lu_solve, lstsq, pinv, matrix_rank, matrix_norm,
+ * eig, eigvals, svd, svdvals, solve_triangular, cholesky_solve, lu_factor, lu_solve, lstsq, pinv, matrix_rank, matrix_norm,
  * cond, matrix_power, matrix_exp. Stamped per
  * dtype through tensor_generic.h; each function here is a thin front door to its one dtype-independent
  * definition in ops/lapack_erased.h (LAPACKE with TH_USE_LAPACK, else the built-in LU / Cholesky there). */
@@ -18,6 +18,18 @@
 #endif
 /* TH__WRONG_DTYPE for a parameter of the real dtype. */
 #define TH__LA_WRONG_PART(t) th__dtype_mismatch(__func__, #t, TH__B(t), TH__LA_PART_DT)
+/* The complex dtype of the same precision: eig's results. */
+#if defined(TH_REAL_IS_F32)
+#define TH__LA_CPLX th_c64_tensor
+#define TH__LA_CPLX_DT TH_C64
+#elif defined(TH_REAL_IS_F64)
+#define TH__LA_CPLX th_c128_tensor
+#define TH__LA_CPLX_DT TH_C128
+#else
+#define TH__LA_CPLX TH_NAME(tensor)
+#define TH__LA_CPLX_DT TH_DT_ENUM
+#endif
+#define TH__LA_WRONG_CPLX(t) th__dtype_mismatch(__func__, #t, TH__B(t), TH__LA_CPLX_DT)
 
 #ifndef TH__DEFINING
 
@@ -69,6 +81,16 @@ TH_API int TH_NAME(qr_out)(TH_NAME(tensor) *Q, TH_NAME(tensor) *R, const TH_NAME
  * NULL: the values alone. TH_ERR_LINALG when A holds NaN or LAPACK does not converge. */
 TH_API int TH_NAME(eigh)(const TH_NAME(tensor) *A, TH__LA_PART **eigenvalues, TH_NAME(tensor) **eigenvectors);
 TH_API int TH_NAME(eigh_out)(TH__LA_PART *eigenvalues, TH_NAME(tensor) *eigenvectors, const TH_NAME(tensor) *A);
+/* The eigenvalues (*, n) and (when eigenvectors is not NULL) the right eigenvectors as the columns of (*, n, n)
+ * of the general square A (torch.linalg.eig, numpy.linalg.eig), always complex: c64 for f32 and c64 inputs, c128
+ * for f64 and c128. Each vector has unit 2-norm and its largest component real (LAPACK's geev, whose order the
+ * values keep: not sorted); a real A's complex values come in conjugate pairs, the positive imaginary part first.
+ * eigvals: the values alone. eig_out's eigenvectors may be NULL. TH_ERR_LINALG when A holds NaN or LAPACK does
+ * not converge. */
+TH_API int TH_NAME(eig)(const TH_NAME(tensor) *A, TH__LA_CPLX **eigenvalues, TH__LA_CPLX **eigenvectors);
+TH_API int TH_NAME(eig_out)(TH__LA_CPLX *eigenvalues, TH__LA_CPLX *eigenvectors, const TH_NAME(tensor) *A);
+TH_API TH__LA_CPLX *TH_NAME(eigvals)(const TH_NAME(tensor) *A);
+TH_API int TH_NAME(eigvals_out)(TH__LA_CPLX *out, const TH_NAME(tensor) *A);
 /* A = U diag(S) Vh, reduced: A (*, m, n) gives U (*, m, k), S (*, k) descending and non-negative in the real
  * dtype, Vh (*, k, n), k = min(m, n) (LAPACK's gesdd). The singular vectors are determined up to a sign (a phase)
  * per pair. svd's U and Vh may be NULL (not wanted; S is always computed with them then); svdvals gives S alone,
@@ -264,6 +286,38 @@ TH_API int TH_NAME(eigh_out)(TH__LA_PART *eigenvalues, TH_NAME(tensor) *eigenvec
     if (!eigenvalues) return th__fail(TH_ERR_INVALID, TH__FN(eigh_out), "NULL eigenvalues");
     return th__la_eigh(TH__FN(eigh_out), TH_DT_ENUM, TH__B(A), TH__B(eigenvalues), TH__B(eigenvectors),
                        eigenvectors != NULL, NULL, NULL);
+}
+
+TH_API int TH_NAME(eig)(const TH_NAME(tensor) *A, TH__LA_CPLX **eigenvalues, TH__LA_CPLX **eigenvectors)
+{
+    if (eigenvalues) *eigenvalues = NULL;
+    if (eigenvectors) *eigenvectors = NULL;
+    if (TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    return th__la_eig(TH__FN(eig), TH_DT_ENUM, TH__B(A), NULL, NULL, eigenvectors != NULL,
+                      (th_tensor **)eigenvalues, (th_tensor **)eigenvectors);
+}
+
+TH_API int TH_NAME(eig_out)(TH__LA_CPLX *eigenvalues, TH__LA_CPLX *eigenvectors, const TH_NAME(tensor) *A)
+{
+    if (TH__LA_WRONG_CPLX(eigenvalues) || TH__LA_WRONG_CPLX(eigenvectors) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!eigenvalues) return th__fail(TH_ERR_INVALID, TH__FN(eig_out), "NULL eigenvalues");
+    return th__la_eig(TH__FN(eig_out), TH_DT_ENUM, TH__B(A), TH__B(eigenvalues), TH__B(eigenvectors),
+                      eigenvectors != NULL, NULL, NULL);
+}
+
+TH_API TH__LA_CPLX *TH_NAME(eigvals)(const TH_NAME(tensor) *A)
+{
+    th_tensor *values = NULL;
+    if (TH__WRONG_DTYPE(A)) return NULL;
+    th__la_eig(TH__FN(eigvals), TH_DT_ENUM, TH__B(A), NULL, NULL, false, &values, NULL);
+    return (TH__LA_CPLX *)values;
+}
+
+TH_API int TH_NAME(eigvals_out)(TH__LA_CPLX *out, const TH_NAME(tensor) *A)
+{
+    if (TH__LA_WRONG_CPLX(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(eigvals_out), "NULL out");
+    return th__la_eig(TH__FN(eigvals_out), TH_DT_ENUM, TH__B(A), TH__B(out), NULL, false, NULL, NULL);
 }
 
 TH_API int TH_NAME(svd)(const TH_NAME(tensor) *A, TH_NAME(tensor) **U, TH__LA_PART **S, TH_NAME(tensor) **Vh)
@@ -486,5 +540,8 @@ TH_API int TH_NAME(matrix_exp_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *
 
 #undef TH__LA_PART
 #undef TH__LA_PART_DT
+#undef TH__LA_CPLX
+#undef TH__LA_CPLX_DT
+#undef TH__LA_WRONG_CPLX
 #undef TH__LA_WRONG_PART
 #endif /* f32, f64, c64, c128 */

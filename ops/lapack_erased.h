@@ -896,6 +896,85 @@ TH__MAYBE_UNUSED static int th__la_eigh(const char *fn, th_dtype dt, const th_te
 #endif
 }
 
+/* The complex dtype of the same precision (f32: c64, f64: c128): eig's results. */
+TH__MAYBE_UNUSED static th_dtype th__la_cplx(th_dtype dt)
+{
+    return dt == TH_F32 ? TH_C64 : dt == TH_F64 ? TH_C128 : dt;
+}
+
+/* Eigenvalues and, when vectors is wanted, right eigenvectors (columns, each of unit 2-norm with its largest
+ * component real, as LAPACK gives them) of the general square A; complex results for every input dtype. LAPACK's
+ * geev on a column-major copy. A real A's complex eigenvalues come in conjugate pairs, the one with the positive
+ * imaginary part first; geev packs such a pair's vectors as two real columns (re, im), unpacked here into the
+ * vector and its conjugate. */
+TH__MAYBE_UNUSED static int th__la_eig(const char *fn, th_dtype dt, const th_tensor *a, th_tensor *out_values,
+                                       th_tensor *out_vectors, bool want_vectors, th_tensor **values,
+                                       th_tensor **vectors)
+{
+    if (th__la_check_square(fn, "A", a, dt)) return th_last_status();
+    int nb = a->ndim - 2;
+    int64_t sizes[2][TH_MAX_DIMS];
+    for (int d = 0; d < nb + 2; d++) sizes[0][d] = sizes[1][d] = a->sizes[d];
+    th_tensor *outs[2] = {out_values, out_vectors}, *res[2];
+    const th_dtype cdt = th__la_cplx(dt), dts[2] = {cdt, cdt};
+    const int ndims[2] = {nb + 1, nb + 2};
+    const bool wanted[2] = {true, want_vectors};
+    th_tensor **to[2] = {values, vectors};
+    if (th__la_results(fn, 2, outs, dts, ndims, sizes, wanted, res)) return th_last_status();
+#ifndef TH_USE_LAPACK
+    return th__la_hand_over(th__fail(TH_ERR_UNSUPPORTED, fn, "%s", th__la_no_lapack), 2, res, to);
+#else
+    if (th__numel(res[0]) == 0) return th__la_hand_over(TH_OK, 2, res, to);
+    int status = TH_OK;
+    int64_t n = a->sizes[nb];
+    th_tensor *w = th__la_pack(fn, a, nb, a->sizes, n, n, true);
+    size_t es = th__dtype_traits[dt].size;
+    /* the values (real: wr then wi) and the n x n column-major vectors of one matrix */
+    char *buf = w ? (char *)malloc((size_t)(2 * n + n * n) * es) : NULL;
+    if (!buf) status = w ? th__fail(TH_ERR_NOMEM, fn, "no memory for %lld eigenvectors", (long long)n) : th_last_status();
+    int64_t batch = status ? 0 : th__numel(res[0]) / n;
+    char job = want_vectors ? 'V' : 'N';
+    lapack_int ln = (lapack_int)n;
+    void *wr = buf, *wi = buf + (size_t)n * es, *vr = buf + (size_t)(2 * n) * es;
+    for (int64_t i = 0; status == TH_OK && i < batch; i++) {
+        void *p = (char *)th_tensor_data(w) + (size_t)(i * n * n) * es;
+        int info;
+        switch (dt) {
+        case TH_F32: info = LAPACKE_sgeev(LAPACK_COL_MAJOR, 'N', job, ln, (float *)p, ln, (float *)wr, (float *)wi, NULL, 1, (float *)vr, ln); break;
+        case TH_F64: info = LAPACKE_dgeev(LAPACK_COL_MAJOR, 'N', job, ln, (double *)p, ln, (double *)wr, (double *)wi, NULL, 1, (double *)vr, ln); break;
+        case TH_C64: info = LAPACKE_cgeev(LAPACK_COL_MAJOR, 'N', job, ln, p, ln, wr, NULL, 1, vr, ln); break;
+        default: info = LAPACKE_zgeev(LAPACK_COL_MAJOR, 'N', job, ln, p, ln, wr, NULL, 1, vr, ln); break;
+        }
+        if ((status = th__la_info(fn, "geev", info, nb, i))) break;
+        bool real = !th__la_complex(dt);
+        for (int64_t j = 0; j < n; j++) {
+            th__mm_complex v = th__la_get(dt, wr, j);
+            if (real) v.im = th__la_get(dt, wi, j).re;
+            th__la_put(cdt, th__la_at(res[0], i * n + j), 0, v);
+            if (!want_vectors) continue;
+            bool pair = real && v.im > 0 && j + 1 < n; /* columns j, j + 1 hold re and im of vector j */
+            for (int64_t r = 0; r < n; r++) {
+                th__mm_complex x = th__la_get(dt, vr, r + j * n);
+                if (pair) {
+                    x.im = th__la_get(dt, vr, r + (j + 1) * n).re;
+                    th__mm_complex xc = {x.re, -x.im};
+                    th__la_put(cdt, th__la_at3(res[1], nb, i, r, j + 1), 0, xc);
+                }
+                th__la_put(cdt, th__la_at3(res[1], nb, i, r, j), 0, x);
+            }
+            if (pair) {
+                th__mm_complex vc = {v.re, -v.im};
+                th__la_put(cdt, th__la_at(res[0], i * n + j + 1), 0, vc);
+                j++;
+            }
+        }
+    }
+    free(buf);
+    th_tensor_release(w);
+    return th__la_hand_over(status, 2, res, to);
+#endif
+}
+
 /* A = U diag(S) Vh, reduced: U (*, m, k), S (*, k) descending, Vh (*, k, n), k = min(m, n); S alone when the
  * vectors are not wanted. LAPACK's gesdd on a column-major copy. */
 TH__MAYBE_UNUSED static int th__la_svd(const char *fn, th_dtype dt, const th_tensor *a, th_tensor *out_u,

@@ -587,6 +587,73 @@ static void test_decompositions(void)
     th_f64_release(r);
 }
 
+/* ---- eig, eigvals: closed forms and every error ---- */
+
+static void test_eig(void)
+{
+    /* a rotation by 90 degrees: +i then -i (conjugate pair, positive imaginary part first); its vectors
+     * (1, -i) / sqrt(2) and (1, i) / sqrt(2) with the largest component real */
+    th_f64_tensor *R = (th_f64_tensor *)make(TH_F64, 2, SZ(2, 2), (const double[]){0, -1, 1, 0}, NULL);
+    th_f32_tensor *T = (th_f32_tensor *)make(TH_F32, 2, SZ(3, 3), (const double[]){2, 1, 5, 0, -3, 7, 0, 0, 0.5}, NULL);
+    th_c128_tensor *w = NULL, *V = NULL;
+    th_c64_tensor *wt = NULL;
+    if (th_linalg_lapack()) {
+        CHECK(th_f64_eig(R, &w, &V) == TH_OK && th_c128_numel(w) == 2 && th_c128_size(V, 1) == 2);
+        if (w && V) {
+            double complex w0 = th_c128_get(w, SZ(0)), w1 = th_c128_get(w, SZ(1));
+            CHECK(fabs(creal(w0)) < 1e-15 && fabs(cimag(w0) - 1) < 1e-15 && cimag(w1) == -cimag(w0) && creal(w1) == creal(w0));
+            double complex v00 = th_c128_get(V, SZ(0, 0)), v10 = th_c128_get(V, SZ(1, 0)), v01 = th_c128_get(V, SZ(0, 1));
+            /* A v = w v for the first column, and the second is its conjugate */
+            CHECK(cabs(-v10 - w0 * v00) < 1e-15 && cabs(v00 - w0 * v10) < 1e-15 && v01 == conj(v00));
+            CHECK(fabs(cabs(v00) * cabs(v00) + cabs(v10) * cabs(v10) - 1) < 1e-15);
+        }
+        /* triangular: the values are the diagonal, in LAPACK's order (here the diagonal's); c64 from f32 */
+        wt = th_f32_eigvals(T);
+        CHECK(wt && th_c64_numel(wt) == 3);
+        for (int i = 0; wt && i < 3; i++) {
+            float complex z = th_c64_get(wt, SZ(i));
+            CHECK(cimag(z) == 0 && (creal(z) == 2 || creal(z) == -3 || creal(z) == 0.5f));
+        }
+        /* outs: the right shape and dtype, values alone, and the errors */
+        th_c128_tensor *o2 = th_c128_zeros(1, SZ(2)), *o3 = th_c128_zeros(1, SZ(3)), *m22 = th_c128_zeros(2, SZ(2, 2));
+        th_f64_tensor *f2 = th_f64_zeros(1, SZ(2));
+        CHECK(th_f64_eig_out(o2, m22, R) == TH_OK && fabs(cimag(th_c128_get(o2, SZ(0))) - 1) < 1e-15);
+        CHECK(th_f64_eig_out(o2, NULL, R) == TH_OK && th_f64_eigvals_out(o2, R) == TH_OK);
+        CHECK_FAILS(th_f64_eig_out(o3, NULL, R), TH_ERR_SHAPE, "th_f64_eig_out", "the result has shape (2)");
+        CHECK_FAILS(th_f64_eig_out(NULL, m22, R), TH_ERR_INVALID, "th_f64_eig_out", "NULL eigenvalues");
+        CHECK_FAILS(th_f64_eigvals_out(NULL, R), TH_ERR_INVALID, "th_f64_eigvals_out", "NULL out");
+        CHECK_FAILS(th_f64_eigvals_out((th_c128_tensor *)f2, R), TH_ERR_DTYPE, "th_f64_eigvals_out", "out is f64, not c128");
+        CHECK_FAILS(th_f64_eig_out(o2, (th_c128_tensor *)f2, R), TH_ERR_DTYPE, "th_f64_eig_out",
+                    "eigenvectors is f64, not c128");
+        /* NaN: refused by LAPACKE's scan, named with the batch index; the results stay NULL */
+        th_f64_tensor *N = (th_f64_tensor *)make(TH_F64, 3, SZ(2, 2, 2), (const double[]){1, 0, 0, 1, NAN, 0, 0, 1}, NULL);
+        th_c128_tensor *nw = NULL, *nv = NULL;
+        CHECK_FAILS(th_f64_eig(N, &nw, &nv), TH_ERR_LINALG, "th_f64_eig", "A holds NaN at batch index 1");
+        CHECK(nw == NULL && nv == NULL);
+        CHECK_NULL(th_f64_eigvals(N), TH_ERR_LINALG, "th_f64_eigvals", "A holds NaN at batch index 1");
+        /* empty: a batch of 0 x 0 matrices */
+        th_f64_tensor *e = th_f64_zeros(3, SZ(4, 0, 0));
+        th_c128_tensor *ew = NULL, *ev = NULL;
+        CHECK(th_f64_eig(e, &ew, &ev) == TH_OK && ew && th_c128_ndim(ew) == 2 && th_c128_size(ew, 0) == 4 &&
+              th_c128_numel(ew) == 0 && ev && th_c128_ndim(ev) == 3);
+        th_c128_release(ew), th_c128_release(ev), th_f64_release(e), th_f64_release(N), th_f64_release(f2);
+        th_c128_release(o2), th_c128_release(o3), th_c128_release(m22);
+    } else {
+        CHECK_FAILS(th_f64_eig(R, &w, &V), TH_ERR_UNSUPPORTED, "th_f64_eig", "needs LAPACK");
+        CHECK(w == NULL && V == NULL);
+        CHECK_NULL(th_f32_eigvals(T), TH_ERR_UNSUPPORTED, "th_f32_eigvals", "TH_USE_LAPACK");
+    }
+    th_c128_release(w), th_c128_release(V); /* each failing call below sets them to NULL first */
+    /* shapes and dtypes, both builds */
+    th_f64_tensor *rect = th_f64_ones(2, SZ(2, 3));
+    CHECK_FAILS(th_f64_eig(rect, &w, NULL), TH_ERR_SHAPE, "th_f64_eig", "square");
+    CHECK_FAILS(th_f64_eig(NULL, &w, NULL), TH_ERR_INVALID, "th_f64_eig", "NULL A");
+    CHECK_FAILS(th_f64_eig((th_f64_tensor *)T, &w, &V), TH_ERR_DTYPE, "th_f64_eig", "A is f32, not f64");
+    CHECK(w == NULL && V == NULL);
+    th_f64_release(rect), th_f64_release(R), th_f32_release(T);
+    th_c128_release(w), th_c128_release(V), th_c64_release(wt);
+}
+
 int main(void)
 {
     test_begin();
@@ -596,5 +663,6 @@ int main(void)
     test_shapes();
     test_errors();
     test_decompositions();
+    test_eig();
     return test_end("lapack");
 }

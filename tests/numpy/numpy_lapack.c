@@ -1,6 +1,7 @@
 /* tests/numpy/numpy_lapack.c: solve, inv, det, slogdet, cholesky, qr, eigh, svd and svdvals (ops/lapack.h) against
  * numpy.linalg; solve_triangular, cholesky_solve, lu_factor and lu_solve against scipy.linalg; lstsq, pinv and
- * matrix_rank, matrix_norm, cond and matrix_power against numpy.linalg; matrix_exp against scipy.linalg.expm.
+ * matrix_rank, matrix_norm, cond, matrix_power, eig and eigvals against numpy.linalg; matrix_exp against
+ * scipy.linalg.expm.
  *
  *   numpy_lapack DIR PYTHON SCRIPT
  *
@@ -94,6 +95,8 @@ static void one_case(char *line)
     else if (strcmp(op, "cond") == 0) r[0] = CALL(dt, cond, a, (th_norm_ord)flags);
     else if (strcmp(op, "matrix_power") == 0) r[0] = CALL(dt, matrix_power, a, (int64_t)flags);
     else if (strcmp(op, "matrix_exp") == 0) r[0] = CALL(dt, matrix_exp, a);
+    else if (strcmp(op, "eig") == 0) status = CALL_INT(dt, eig, a, (void *)&r[0], (void *)&r[1]);
+    else if (strcmp(op, "eigvals") == 0) r[0] = CALL(dt, eigvals, a);
     else CHECK(!"a known op");
     if (!r[0]) status = th_last_status();
     if (status) {

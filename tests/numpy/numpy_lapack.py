@@ -25,6 +25,11 @@ max(|L| |U|), pivots 1-based and in range, and, where its pivots are SciPy's, it
 a triangular diagonal and a singular lu_factor input must be refused (TH_ERR_LINALG at the batch index) where SciPy
 raises LinAlgError or warns of the exactly zero pivot.
 
+eig and eigvals (general A; complex results) are checked by reconstruction, |A V - V diag(w)| <= C * n * eps * |A|
+(2-norms, each column of V of unit norm), and their values against numpy.linalg.eig's, each within
+C * n * eps * |A| * kappa (kappa: the value's condition number 1 / |y^H x| from scipy.linalg.eig's left and right
+vectors); a NaN in A is refused (TH_ERR_LINALG), as eigvals is without LAPACK (TH_ERR_UNSUPPORTED).
+
 matrix_exp is held to |X - ref|_1 / |ref|_1 <= C * n * eps * max(1, |A|_1) against scipy.linalg.expm (float64 /
 complex128) per matrix; torch.linalg.matrix_exp's error in f32 / c64 is printed beside it, where torch imports.
 
@@ -132,6 +137,7 @@ def write(d):
         write_norms(add, dt)
         write_powers(add, dt)
         write_exps(add, dt)
+        write_eigs(add, dt)
 
     with open(os.path.join(d, 'cases.txt'), 'w') as f:
         f.writelines(lines)
@@ -252,6 +258,9 @@ def check(d):
             continue
         if op == 'matrix_exp':
             failures += check_exp(d, name, m, worst)
+            continue
+        if op in ('eig', 'eigvals'):
+            failures += check_eig(d, name, m, worst, have_lapack)
             continue
         ins = [np.load(os.path.join(d, '%s_in%d.npy' % (name, k))).astype(WIDE[dt]) for k in range(m['inputs'])]
         a = ins[0]
@@ -889,6 +898,97 @@ def check_exp(d, name, m, worst):
             print('%s%s: differs from scipy.linalg.expm by %.3g x n * eps * max(1, |A|_1) in the relative 1-norm '
                   '(bound %g)' % (name, list(idx), ratio, C))
             failures += 1
+    return failures
+
+
+# ---- eig and eigvals: reconstruction and the values against numpy.linalg.eig ----
+
+def write_eigs(add, dt):
+    rng = np.random.default_rng(1521)
+    for n in (1, 2, 5, 12):
+        for batch in ((), (2, 3)):
+            for fortran in (False, True):
+                tag = '%s_n%d_b%s_%s' % (dt, n, 'x'.join(map(str, batch)) or '0', 'F' if fortran else 'C')
+                add('eig_rand_' + tag, 'eig', dt, [rand(rng, batch + (n, n), dt)], fortran)
+                add('eigvals_rand_' + tag, 'eigvals', dt, [rand(rng, batch + (n, n), dt)], fortran)
+    # rotations: the values +-i w exactly, a real A's conjugate pair; upper triangular: the values are the diagonal
+    w = np.array([0.5, 3.0, 30.0])
+    g = np.zeros((3, 2, 2))
+    g[:, 0, 1], g[:, 1, 0] = -w, w
+    add('eig_rotation_' + dt, 'eig', dt, [g])
+    add('eig_triangular_' + dt, 'eig', dt, [np.triu(rand(rng, (2, 6, 6), dt)) + 4 * np.diag(np.arange(6.0))])
+    add('eig_empty_' + dt, 'eig', dt, [np.zeros((3, 0, 0))])
+    a = rand(rng, (3, 4, 4), dt)
+    a[1, 2, 2] = np.nan
+    add('eig_nan_' + dt, 'eig', dt, [a], error=1)
+
+
+def check_eig(d, name, m, worst, have_lapack):
+    import scipy.linalg
+    dt, op = m['dtype'], m['op']
+    a = np.load(os.path.join(d, '%s_in0.npy' % name)).astype(WIDE[dt])
+    err_path = os.path.join(d, 'out', name + '.err')
+    text = open(err_path).read().strip() if os.path.exists(err_path) else None
+    if not have_lapack:
+        if text is None or not text.startswith('TH_ERR_UNSUPPORTED th_%s_%s: needs LAPACK' % (dt, op)):
+            print('%s: without LAPACK the library said %r (wanted TH_ERR_UNSUPPORTED)' % (name, text))
+            return 1
+        return 0
+    if m['error'] is not None:
+        want = 'TH_ERR_LINALG th_%s_%s: A holds NaN at batch index %d' % (dt, op, m['error'])
+        if text is None or not text.startswith(want):
+            print('%s: the library said %r (wanted %r...)' % (name, text, want))
+            return 1
+        return 0
+    if text is not None:
+        print('%s: the library refused: %s' % (name, text))
+        return 1
+    cdt = np.complex64 if dt in ('f32', 'c64') else np.complex128
+    got = []
+    for k in range(2 if op == 'eig' else 1):
+        path = os.path.join(d, 'out', '%s_%d.npy' % (name, k))
+        got.append(np.load(path) if os.path.exists(path) else None)
+    shapes = [a.shape[:-1], a.shape][:len(got)]
+    if any(g is None or g.shape != s or g.dtype != cdt for g, s in zip(got, shapes)):
+        print('%s: results %s; wanted %s of %s' % (name, [None if g is None else (g.dtype, g.shape) for g in got],
+                                                   shapes, np.dtype(cdt)))
+        return 1
+    n = a.shape[-1]
+    if n == 0:
+        return 0  # the shapes are all there is to check
+    eps = np.finfo(DTYPES[dt]).eps
+    failures = 0
+    for idx in np.ndindex(*a.shape[:-2]):
+        A = a[idx]
+        norm = max(np.linalg.norm(A, 2), np.finfo(np.float64).tiny)
+        vals = got[0][idx].astype(np.complex128)
+        ref, left, right = scipy.linalg.eig(A, left=True, right=True)
+        kappa = 1.0 / np.maximum(np.abs(np.sum(left.conj() * right, axis=0)), 1e-300)
+        numpy_vals = np.linalg.eigvals(A)
+        if not np.allclose(np.sort_complex(numpy_vals), np.sort_complex(ref), rtol=1e-8, atol=1e-8 * norm):
+            print('%s%s: numpy.linalg.eig and scipy.linalg.eig disagree' % (name, list(idx)))
+        used = np.zeros(n, dtype=bool)
+        for v in vals:  # each value against the nearest of NumPy's not yet matched
+            dist = np.where(used, np.inf, np.abs(numpy_vals - v))
+            j = int(np.argmin(dist))
+            used[j] = True
+            k = int(np.argmin(np.abs(ref - numpy_vals[j])))
+            ratio = dist[j] / (n * eps * norm * kappa[k])
+            worst[op + ' values'] = max(worst.get(op + ' values', 0.0), ratio)
+            if not ratio <= C:
+                print('%s%s: value %s is %.3g x n * eps * |A| * kappa from NumPy\'s %s (bound %g)'
+                      % (name, list(idx), v, ratio, numpy_vals[j], C))
+                failures += 1
+        if op == 'eig':
+            V = got[1][idx].astype(np.complex128)
+            res = np.linalg.norm(A @ V - V * vals[None, :], 2) / (n * eps * norm)
+            unit = np.max(np.abs(np.linalg.norm(V, axis=0) - 1.0), initial=0.0) / (n * eps)
+            worst['eig reconstruction'] = max(worst.get('eig reconstruction', 0.0), res)
+            worst['eig unit vectors'] = max(worst.get('eig unit vectors', 0.0), unit)
+            if not (res <= C and unit <= C):
+                print('%s%s: |A V - V diag(w)| is %.3g x n * eps * |A|, the columns\' norms %.3g x n * eps from 1 '
+                      '(bound %g)' % (name, list(idx), res, unit, C))
+                failures += 1
     return failures
 
 
