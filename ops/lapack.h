@@ -1,5 +1,5 @@
 /* ops/lapack.h: dense linear algebra for f32, f64, c64 and c128: solve, inv, det, slogdet, cholesky, qr, eigh,
- * eig, eigvals, svd, svdvals, solve_triangular, cholesky_solve, lu_factor, lu_solve, lstsq, pinv, matrix_rank, matrix_norm,
+ * eig, eigvals, svd, svd_full, svdvals, solve_triangular, cholesky_solve, lu_factor, lu_solve, lstsq, pinv, matrix_rank, matrix_norm,
  * cond, matrix_power, matrix_exp. Stamped per
  * dtype through tensor_generic.h; each function here is a thin front door to its one dtype-independent
  * definition in ops/lapack_erased.h (LAPACKE with TH_USE_LAPACK, else the built-in LU / Cholesky there). */
@@ -97,6 +97,11 @@ TH_API int TH_NAME(eigvals_out)(TH__LA_CPLX *out, const TH_NAME(tensor) *A);
  * without computing vectors. */
 TH_API int TH_NAME(svd)(const TH_NAME(tensor) *A, TH_NAME(tensor) **U, TH__LA_PART **S, TH_NAME(tensor) **Vh);
 TH_API int TH_NAME(svd_out)(TH_NAME(tensor) *U, TH__LA_PART *S, TH_NAME(tensor) *Vh, const TH_NAME(tensor) *A);
+/* The full SVD (torch.linalg.svd's and numpy.linalg.svd's default, full_matrices=True): U (*, m, m) and Vh (*, n, n)
+ * unitary, the columns of U and rows of Vh past k an orthonormal completion (LAPACK's gesdd, job 'A'); S as svd's.
+ * With k = 0 (an empty side), U and Vh are the identity. */
+TH_API int TH_NAME(svd_full)(const TH_NAME(tensor) *A, TH_NAME(tensor) **U, TH__LA_PART **S, TH_NAME(tensor) **Vh);
+TH_API int TH_NAME(svd_full_out)(TH_NAME(tensor) *U, TH__LA_PART *S, TH_NAME(tensor) *Vh, const TH_NAME(tensor) *A);
 TH_API TH__LA_PART *TH_NAME(svdvals)(const TH_NAME(tensor) *A);
 TH_API int TH_NAME(svdvals_out)(TH__LA_PART *out, const TH_NAME(tensor) *A);
 
@@ -326,22 +331,41 @@ TH_API int TH_NAME(svd)(const TH_NAME(tensor) *A, TH_NAME(tensor) **U, TH__LA_PA
     if (S) *S = NULL;
     if (Vh) *Vh = NULL;
     if (TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
-    return th__la_svd(TH__FN(svd), TH_DT_ENUM, TH__B(A), NULL, NULL, NULL, U || Vh, (th_tensor **)U, (th_tensor **)S,
-                      (th_tensor **)Vh);
+    return th__la_svd(TH__FN(svd), TH_DT_ENUM, TH__B(A), NULL, NULL, NULL, U || Vh, false, (th_tensor **)U,
+                      (th_tensor **)S, (th_tensor **)Vh);
 }
 
 TH_API int TH_NAME(svd_out)(TH_NAME(tensor) *U, TH__LA_PART *S, TH_NAME(tensor) *Vh, const TH_NAME(tensor) *A)
 {
     if (TH__WRONG_DTYPE(U) || TH__LA_WRONG_PART(S) || TH__WRONG_DTYPE(Vh) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
     if (!U || !S || !Vh) return th__fail(TH_ERR_INVALID, TH__FN(svd_out), "NULL %s", !U ? "U" : !S ? "S" : "Vh");
-    return th__la_svd(TH__FN(svd_out), TH_DT_ENUM, TH__B(A), TH__B(U), TH__B(S), TH__B(Vh), true, NULL, NULL, NULL);
+    return th__la_svd(TH__FN(svd_out), TH_DT_ENUM, TH__B(A), TH__B(U), TH__B(S), TH__B(Vh), true, false, NULL, NULL,
+                      NULL);
+}
+
+TH_API int TH_NAME(svd_full)(const TH_NAME(tensor) *A, TH_NAME(tensor) **U, TH__LA_PART **S, TH_NAME(tensor) **Vh)
+{
+    if (U) *U = NULL;
+    if (S) *S = NULL;
+    if (Vh) *Vh = NULL;
+    if (TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    return th__la_svd(TH__FN(svd_full), TH_DT_ENUM, TH__B(A), NULL, NULL, NULL, U || Vh, true, (th_tensor **)U,
+                      (th_tensor **)S, (th_tensor **)Vh);
+}
+
+TH_API int TH_NAME(svd_full_out)(TH_NAME(tensor) *U, TH__LA_PART *S, TH_NAME(tensor) *Vh, const TH_NAME(tensor) *A)
+{
+    if (TH__WRONG_DTYPE(U) || TH__LA_WRONG_PART(S) || TH__WRONG_DTYPE(Vh) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
+    if (!U || !S || !Vh) return th__fail(TH_ERR_INVALID, TH__FN(svd_full_out), "NULL %s", !U ? "U" : !S ? "S" : "Vh");
+    return th__la_svd(TH__FN(svd_full_out), TH_DT_ENUM, TH__B(A), TH__B(U), TH__B(S), TH__B(Vh), true, true, NULL,
+                      NULL, NULL);
 }
 
 TH_API TH__LA_PART *TH_NAME(svdvals)(const TH_NAME(tensor) *A)
 {
     if (TH__WRONG_DTYPE(A)) return NULL;
     th_tensor *s = NULL;
-    th__la_svd(TH__FN(svdvals), TH_DT_ENUM, TH__B(A), NULL, NULL, NULL, false, NULL, &s, NULL);
+    th__la_svd(TH__FN(svdvals), TH_DT_ENUM, TH__B(A), NULL, NULL, NULL, false, false, NULL, &s, NULL);
     return (TH__LA_PART *)s;
 }
 
@@ -349,7 +373,8 @@ TH_API int TH_NAME(svdvals_out)(TH__LA_PART *out, const TH_NAME(tensor) *A)
 {
     if (TH__LA_WRONG_PART(out) || TH__WRONG_DTYPE(A)) return TH_ERR_DTYPE;
     if (!out) return th__fail(TH_ERR_INVALID, TH__FN(svdvals_out), "NULL out");
-    return th__la_svd(TH__FN(svdvals_out), TH_DT_ENUM, TH__B(A), NULL, TH__B(out), NULL, false, NULL, NULL, NULL);
+    return th__la_svd(TH__FN(svdvals_out), TH_DT_ENUM, TH__B(A), NULL, TH__B(out), NULL, false, false, NULL, NULL,
+                      NULL);
 }
 
 TH_API TH_NAME(tensor) *TH_NAME(solve_triangular)(const TH_NAME(tensor) *A, const TH_NAME(tensor) *B, bool upper,

@@ -975,21 +975,23 @@ TH__MAYBE_UNUSED static int th__la_eig(const char *fn, th_dtype dt, const th_ten
 #endif
 }
 
-/* A = U diag(S) Vh, reduced: U (*, m, k), S (*, k) descending, Vh (*, k, n), k = min(m, n); S alone when the
- * vectors are not wanted. LAPACK's gesdd on a column-major copy. */
+/* A = U diag(S) Vh, reduced: U (*, m, k), S (*, k) descending, Vh (*, k, n), k = min(m, n); full: U (*, m, m)
+ * and Vh (*, n, n), their extra columns and rows an orthonormal completion. S alone when the vectors are not
+ * wanted. LAPACK's gesdd on a column-major copy. */
 TH__MAYBE_UNUSED static int th__la_svd(const char *fn, th_dtype dt, const th_tensor *a, th_tensor *out_u,
-                                       th_tensor *out_s, th_tensor *out_vh, bool want_vectors, th_tensor **u,
-                                       th_tensor **s, th_tensor **vh)
+                                       th_tensor *out_s, th_tensor *out_vh, bool want_vectors, bool full,
+                                       th_tensor **u, th_tensor **s, th_tensor **vh)
 {
     if (th__la_check_matrix(fn, a, dt)) return th_last_status();
     int nb = a->ndim - 2;
     int64_t m = a->sizes[nb], n = a->sizes[nb + 1], k = m < n ? m : n;
+    int64_t ku = full ? m : k, kv = full ? n : k; /* U's columns, Vh's rows */
     int64_t sizes[3][TH_MAX_DIMS];
     for (int d = 0; d < nb; d++) sizes[0][d] = sizes[1][d] = sizes[2][d] = a->sizes[d];
     sizes[0][nb] = m;
-    sizes[0][nb + 1] = k;
+    sizes[0][nb + 1] = ku;
     sizes[1][nb] = k;
-    sizes[2][nb] = k;
+    sizes[2][nb] = kv;
     sizes[2][nb + 1] = n;
     th_tensor *outs[3] = {out_u, out_s, out_vh}, *res[3];
     const th_dtype dts[3] = {dt, th__la_part(dt), dt};
@@ -1003,8 +1005,16 @@ TH__MAYBE_UNUSED static int th__la_svd(const char *fn, th_dtype dt, const th_ten
     int64_t batch = 1;
     for (int d = 0; d < nb; d++) batch *= a->sizes[d];
     if (batch == 0 || k == 0) {
-        /* no values; U and Vh (m x 0, 0 x n) are empty too */
-        return th__la_hand_over(TH_OK, 3, res, to);
+        /* no values; reduced U and Vh (m x 0, 0 x n) are empty too, full ones the identity (NumPy, PyTorch) */
+        int status = TH_OK;
+        for (int r = 0; r < 3 && want_vectors && full; r += 2) {
+            int64_t side = r == 0 ? m : n;
+            th__mm_complex one = {1.0, 0.0}, zero = {0.0, 0.0};
+            for (int64_t b = 0; b < batch; b++)
+                for (int64_t i = 0; i < side; i++)
+                    for (int64_t j = 0; j < side; j++) th__la_put(dt, th__la_at3(res[r], nb, b, i, j), 0, i == j ? one : zero);
+        }
+        return th__la_hand_over(status, 3, res, to);
     }
     int status = TH_OK;
     th_dtype pt = th__la_part(dt);
@@ -1012,23 +1022,23 @@ TH__MAYBE_UNUSED static int th__la_svd(const char *fn, th_dtype dt, const th_ten
     th_tensor *w = th__la_pack(fn, a, nb, a->sizes, m, n, true);
     int64_t ub[TH_MAX_DIMS], vb[TH_MAX_DIMS];
     for (int d = 0; d < nb; d++) ub[d] = vb[d] = a->sizes[d];
-    ub[nb] = k; /* column-major m x k */
+    ub[nb] = ku; /* column-major m x ku */
     ub[nb + 1] = m;
-    vb[nb] = n; /* column-major k x n */
-    vb[nb + 1] = k;
+    vb[nb] = n; /* column-major kv x n */
+    vb[nb + 1] = kv;
     th_tensor *U = w && want_vectors ? th__la_scratch(fn, dt, nb + 2, ub) : NULL;
     th_tensor *V = U ? th__la_scratch(fn, dt, nb + 2, vb) : NULL;
     void *sv = w ? malloc((size_t)k * ps) : NULL;
     if (!w || !sv || (want_vectors && !V))
         status = !w || (want_vectors && !V) ? th_last_status()
                                             : th__fail(TH_ERR_NOMEM, fn, "no memory for %lld values", (long long)k);
-    char job = want_vectors ? 'S' : 'N';
-    lapack_int lm = (lapack_int)m, ln = (lapack_int)n, lk = (lapack_int)k;
+    char job = !want_vectors ? 'N' : full ? 'A' : 'S';
+    lapack_int lm = (lapack_int)m, ln = (lapack_int)n, lkv = (lapack_int)kv;
     for (int64_t i = 0; status == TH_OK && i < batch; i++) {
         void *p = (char *)th_tensor_data(w) + (size_t)(i * m * n) * es;
-        void *pu = U ? (char *)th_tensor_data(U) + (size_t)(i * m * k) * es : NULL;
-        void *pv = V ? (char *)th_tensor_data(V) + (size_t)(i * k * n) * es : NULL;
-        lapack_int ldu = want_vectors ? lm : 1, ldv = want_vectors ? lk : 1;
+        void *pu = U ? (char *)th_tensor_data(U) + (size_t)(i * m * ku) * es : NULL;
+        void *pv = V ? (char *)th_tensor_data(V) + (size_t)(i * kv * n) * es : NULL;
+        lapack_int ldu = want_vectors ? lm : 1, ldv = want_vectors ? lkv : 1;
         int info;
         switch (dt) {
         case TH_F32: info = LAPACKE_sgesdd(LAPACK_COL_MAJOR, job, lm, ln, (float *)p, lm, (float *)sv, (float *)pu, ldu, (float *)pv, ldv); break;
@@ -1039,8 +1049,8 @@ TH__MAYBE_UNUSED static int th__la_svd(const char *fn, th_dtype dt, const th_ten
         if ((status = th__la_info(fn, "gesdd", info, nb, i))) break;
         for (int64_t j = 0; j < k; j++) th__la_put(pt, th__la_at(res[1], i * k + j), 0, th__la_get(pt, sv, j));
     }
-    if (status == TH_OK && want_vectors) status = th__la_unpack(fn, res[0], U, nb, m, k);
-    if (status == TH_OK && want_vectors) status = th__la_unpack(fn, res[2], V, nb, k, n);
+    if (status == TH_OK && want_vectors) status = th__la_unpack(fn, res[0], U, nb, m, ku);
+    if (status == TH_OK && want_vectors) status = th__la_unpack(fn, res[2], V, nb, kv, n);
     free(sv);
     TH__RELEASE(V, U, w);
     return th__la_hand_over(status, 3, res, to);
@@ -1541,7 +1551,7 @@ TH__MAYBE_UNUSED static th_tensor *th__la_matrix_rank(const char *fn, th_dtype d
 #ifdef TH_USE_LAPACK
     for (int64_t i = 0; status == TH_OK && i < batch; i++) status = th__la_check_finite(fn, "A", dt, nb, i, m, n, NULL, 0, a);
 #endif
-    if (status == TH_OK) status = th__la_svd(fn, dt, a, NULL, NULL, NULL, false, NULL, &s, NULL);
+    if (status == TH_OK) status = th__la_svd(fn, dt, a, NULL, NULL, NULL, false, false, NULL, &s, NULL);
     double tol = th__la_rtol(dt, rtol, m, n);
     th_dtype pt = th__la_part(dt);
     for (int64_t i = 0; status == TH_OK && i < batch; i++) {
@@ -1627,7 +1637,7 @@ TH__MAYBE_UNUSED static th_tensor *th__la_matrix_norm(const char *fn, th_dtype d
     int64_t batch = th__numel(result);
     th_tensor *s = NULL;
     int status = TH_OK;
-    if (svd && batch > 0 && mn > 0) status = th__la_svd(fn, dt, a, NULL, NULL, NULL, false, NULL, &s, NULL);
+    if (svd && batch > 0 && mn > 0) status = th__la_svd(fn, dt, a, NULL, NULL, NULL, false, false, NULL, &s, NULL);
 #ifndef TH_USE_LAPACK
     if (svd && status == TH_OK) status = th__fail(TH_ERR_UNSUPPORTED, fn, "%s", th__la_no_lapack);
 #endif

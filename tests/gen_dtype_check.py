@@ -71,14 +71,14 @@ PRODUCTS = {
     'outer': {'a': ([2], 'x'), 'b': ([2], 'y'), 'bias': ([2, 2], 'A'), 'out': ([2, 2], 'out')},
 }
 # ops/lapack.h: 1x1 matrices (a 2x2 of ones is singular) and outs of their results' shapes, by parameter name
-# (1x1 by default). qr, eigh, eig, eigvals, svd and svdvals refuse every call without LAPACK (TH_ERR_UNSUPPORTED): accepted then.
+# (1x1 by default). qr, eigh, eig, eigvals, svd, svd_full and svdvals refuse every call without LAPACK (TH_ERR_UNSUPPORTED): accepted then.
 LAPACK = {'solve': {}, 'inv': {}, 'det': {'out': []}, 'slogdet': {'sign': [], 'logabsdet': []}, 'cholesky': {},
           'qr': {}, 'eigh': {'eigenvalues': [1]}, 'eig': {'eigenvalues': [1]}, 'eigvals': {'out': [1]},
-          'svd': {'S': [1]}, 'svdvals': {'out': [1]}}
+          'svd': {'S': [1]}, 'svd_full': {'S': [1]}, 'svdvals': {'out': [1]}}
 LAPACK.update({'solve_triangular': {}, 'cholesky_solve': {}, 'lu_factor': {'pivots': [1]}, 'lu_solve': {'pivots': [1]},
                'lstsq': {'A': [2, 1], 'B': [2, 1], 'residuals': [1], 'rank': [], 'S': [1]}, 'pinv': {}, 'matrix_rank': {'out': []},
                'matrix_norm': {'out': []}, 'cond': {'out': []}, 'matrix_power': {}})
-LAPACK_ONLY = ('qr', 'eigh', 'eig', 'eigvals', 'svd', 'svdvals', 'lstsq', 'pinv', 'matrix_rank')
+LAPACK_ONLY = ('qr', 'eigh', 'eig', 'eigvals', 'svd', 'svd_full', 'svdvals', 'lstsq', 'pinv', 'matrix_rank')
 # ops/conv.h: operand shapes a call accepts, by verb and parameter name (1x1 kernels, unit pooling windows).
 CONV = {'conv1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': [1, 1, 2]},
         'conv2d': {'input': [1, 1, 2, 2], 'weight': [1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 2, 2]},

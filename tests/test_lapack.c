@@ -654,6 +654,49 @@ static void test_eig(void)
     th_c128_release(w), th_c128_release(V), th_c64_release(wt);
 }
 
+/* ---- svd_full: unitary U and Vh, the identity for an empty side, and its errors ---- */
+
+static void test_svd_full(void)
+{
+    th_f64_tensor *C = (th_f64_tensor *)make(TH_F64, 2, SZ(2, 1), (const double[]){3, 4}, NULL);
+    th_f64_tensor *U = NULL, *S = NULL, *Vh = NULL;
+    if (th_linalg_lapack()) {
+        /* [[3], [4]]: S = (5), U 2 x 2 with first column +-(0.6, 0.8) and the orthogonal one, Vh 1 x 1 of +-1 */
+        CHECK(th_f64_svd_full(C, &U, &S, &Vh) == TH_OK && th_f64_size(U, 0) == 2 && th_f64_size(U, 1) == 2 &&
+              th_f64_numel(Vh) == 1 && fabs(th_f64_get(S, SZ(0)) - 5) < 1e-14);
+        if (U && Vh) {
+            double u00 = th_f64_get(U, SZ(0, 0)), u10 = th_f64_get(U, SZ(1, 0)), u01 = th_f64_get(U, SZ(0, 1)),
+                   u11 = th_f64_get(U, SZ(1, 1)), v = th_f64_get(Vh, SZ(0, 0));
+            CHECK(fabs(5 * u00 * v - 3) < 1e-14 && fabs(5 * u10 * v - 4) < 1e-14); /* U S Vh = A */
+            CHECK(fabs(u00 * u01 + u10 * u11) < 1e-15 && fabs(u01 * u01 + u11 * u11 - 1) < 1e-15);
+        }
+        /* an empty side: (3, 0) has no values; U is I (3 x 3), Vh is 0 x 0 */
+        th_f64_tensor *E = th_f64_zeros(2, SZ(3, 0)), *eu = NULL, *es = NULL, *ev = NULL;
+        CHECK(th_f64_svd_full(E, &eu, &es, &ev) == TH_OK && th_f64_numel(es) == 0 && th_f64_size(eu, 0) == 3 &&
+              th_f64_size(eu, 1) == 3 && th_f64_numel(ev) == 0);
+        for (int i = 0; eu && i < 3; i++)
+            for (int j = 0; j < 3; j++) CHECK(th_f64_get(eu, SZ(i, j)) == (i == j));
+        /* outs: full shapes wanted, reduced ones refused */
+        th_f64_tensor *u2 = th_f64_zeros(2, SZ(2, 2)), *u21 = th_f64_zeros(2, SZ(2, 1)), *s1 = th_f64_zeros(1, SZ(1));
+        th_f64_tensor *v1 = th_f64_zeros(2, SZ(1, 1));
+        CHECK(th_f64_svd_full_out(u2, s1, v1, C) == TH_OK && fabs(th_f64_get(s1, SZ(0)) - 5) < 1e-14);
+        CHECK_FAILS(th_f64_svd_full_out(u21, s1, v1, C), TH_ERR_SHAPE, "th_f64_svd_full_out", "the result has shape (2, 2)");
+        CHECK_FAILS(th_f64_svd_full_out(u2, NULL, v1, C), TH_ERR_INVALID, "th_f64_svd_full_out", "NULL S");
+        th_f64_tensor *fs[] = {E, eu, es, ev, u2, u21, s1, v1};
+        for (size_t i = 0; i < sizeof fs / sizeof *fs; i++) th_f64_release(fs[i]);
+    } else {
+        CHECK_FAILS(th_f64_svd_full(C, &U, &S, &Vh), TH_ERR_UNSUPPORTED, "th_f64_svd_full", "needs LAPACK");
+        CHECK(U == NULL && S == NULL && Vh == NULL);
+    }
+    th_f64_release(U), th_f64_release(S), th_f64_release(Vh);
+    th_f32_tensor *f = th_f32_ones(2, SZ(2, 2));
+    CHECK_FAILS(th_f64_svd_full((th_f64_tensor *)f, &U, &S, &Vh), TH_ERR_DTYPE, "th_f64_svd_full", "A is f32, not f64");
+    th_f64_tensor *v = th_f64_ones(1, SZ(3));
+    CHECK_FAILS(th_f64_svd_full(v, &U, &S, &Vh), TH_ERR_SHAPE, "th_f64_svd_full", "at least 2 dims");
+    CHECK(U == NULL && S == NULL && Vh == NULL);
+    th_f32_release(f), th_f64_release(v), th_f64_release(C);
+}
+
 int main(void)
 {
     test_begin();
@@ -664,5 +707,6 @@ int main(void)
     test_errors();
     test_decompositions();
     test_eig();
+    test_svd_full();
     return test_end("lapack");
 }

@@ -82,6 +82,7 @@ static void one_case(char *line)
     else if (strcmp(op, "qr") == 0) status = CALL_INT(dt, qr, a, (void *)&r[0], (void *)&r[1]);
     else if (strcmp(op, "eigh") == 0) status = CALL_INT(dt, eigh, a, (void *)&r[0], (void *)&r[1]);
     else if (strcmp(op, "svd") == 0) status = CALL_INT(dt, svd, a, (void *)&r[0], (void *)&r[1], (void *)&r[2]);
+    else if (strcmp(op, "svd_full") == 0) status = CALL_INT(dt, svd_full, a, (void *)&r[0], (void *)&r[1], (void *)&r[2]);
     else if (strcmp(op, "svdvals") == 0) r[0] = CALL(dt, svdvals, a);
     else if (strcmp(op, "solve_triangular") == 0) r[0] = CALL(dt, solve_triangular, a, b, upper, left, unit);
     else if (strcmp(op, "cholesky_solve") == 0) r[0] = CALL(dt, cholesky_solve, a, b, upper);

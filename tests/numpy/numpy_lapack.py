@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""solve, inv, det, slogdet, cholesky, qr, eigh, svd and svdvals of tensor.h against numpy.linalg, and
+"""solve, inv, det, slogdet, cholesky, qr, eigh, svd, svd_full and svdvals of tensor.h against numpy.linalg, and
 solve_triangular, cholesky_solve, lu_factor and lu_solve against scipy.linalg (tests/numpy/numpy_lapack.c).
 
     numpy_lapack.py write DIR   writes the inputs of every case, DIR/<case>_in<k>.npy, DIR/cases.txt ("case op
@@ -114,6 +114,8 @@ def write(d):
                             w = rand(rng, batch + (rows, cols), dt)
                             add('qr_%s_%s' % (shape_name, tag), 'qr', dt, [w], fortran)
                             add('svd_%s_%s' % (shape_name, tag), 'svd', dt, [w], fortran)
+                            if cond_name == 'good' and n <= 8:
+                                add('svdfull_%s_%s' % (shape_name, tag), 'svd_full', dt, [w], fortran)
                             add('svdvals_%s_%s' % (shape_name, tag), 'svdvals', dt, [w], fortran)
         # broadcast: A (2, 1, n, n) with B (3, n, k); one vector for a whole batch
         a = with_cond(rng, (2, 1), 5, dt, 10.0)
@@ -173,12 +175,15 @@ def reference(op, ins):
     if op == 'svd':
         u, s, vh = np.linalg.svd(ins[0], full_matrices=False)
         return [u, s, vh]
+    if op == 'svd_full':
+        u, s, vh = np.linalg.svd(ins[0], full_matrices=True)
+        return [u, s, vh]
     if op == 'svdvals':
         return [np.linalg.svd(ins[0], compute_uv=False)]
     raise ValueError(op)
 
 
-LAPACK_ONLY = ('qr', 'eigh', 'svd', 'svdvals')
+LAPACK_ONLY = ('qr', 'eigh', 'svd', 'svd_full', 'svdvals')
 
 
 def adj(x):
@@ -213,15 +218,17 @@ def check_factors(name, op, a, got, refs, eps):
         if gaps.size and np.min(gaps) > 0:
             vc = np.abs(np.sum(np.conj(v) * vr, axis=-2))
             ratios['vs numpy'] = np.max(np.abs(vc - 1), initial=0.0) / unit * np.min(gaps) / scale
-    elif op == 'svd':
+    elif op in ('svd', 'svd_full'):
         u, s, vh = got
         ur, sr, vhr = refs
         scale = float(np.max(sr, initial=0.0)) or 1.0
         ratios['values'] = np.max(np.abs(s - sr), initial=0.0) / scale / unit
-        ratios['reconstruction'] = np.max(np.abs((u * s[..., None, :]) @ vh - a), initial=0.0) / scale / unit
         k = s.shape[-1]
-        ratios['orthonormal'] = max(np.max(np.abs(adj(u) @ u - np.eye(k)), initial=0.0),
-                                    np.max(np.abs(vh @ adj(vh) - np.eye(k)), initial=0.0)) / unit
+        # full: U and Vh unitary (m x m, n x n); the columns and rows past k are a completion, not unique
+        ratios['orthonormal'] = max(np.max(np.abs(adj(u) @ u - np.eye(u.shape[-1])), initial=0.0),
+                                    np.max(np.abs(vh @ adj(vh) - np.eye(vh.shape[-2])), initial=0.0)) / unit
+        u, vh, ur, vhr = u[..., :k], vh[..., :k, :], ur[..., :k], vhr[..., :k, :]
+        ratios['reconstruction'] = np.max(np.abs((u * s[..., None, :]) @ vh - a), initial=0.0) / scale / unit
         gaps = -np.diff(sr, axis=-1)
         if gaps.size == 0 or np.min(gaps) > 0:
             uc = np.abs(np.sum(np.conj(u) * ur, axis=-2))
@@ -285,6 +292,7 @@ def check(d):
                 got.append(np.load(path) if os.path.exists(path) else None)
             real = np.dtype(DTYPES[dt]).type(0).real.dtype
             kinds = {'qr': [DTYPES[dt]] * 2, 'eigh': [real, DTYPES[dt]], 'svd': [DTYPES[dt], real, DTYPES[dt]],
+                     'svd_full': [DTYPES[dt], real, DTYPES[dt]],
                      'svdvals': [real]}[op]
             if any(g is None or g.shape != np.shape(r) or g.dtype != np.dtype(t)
                    for g, r, t in zip(got, refs, kinds)):
