@@ -302,6 +302,33 @@ static void test_dtypes(void)
     th_f32_release(a);
 }
 
+/* The _Generic front door (core/front.h) reaches the typed functions. */
+static void test_generic(void)
+{
+    const double v[] = {4, NAN, 1, 3};
+    th_f64_tensor *a = f64_of(v, 2, SZ(2, 2));
+    th_i64_tensor *idx = NULL;
+    th_f64_tensor *r[15] = {
+        th_median_all(a),          th_median_dim(a, 1, false, &idx), th_nanmedian_all(a),
+        th_nanmedian_dim(a, 0, true, NULL), th_quantile_all(a, 1.0, TH_QUANTILE_HIGHER),
+        th_quantile_dim(a, 0.0, 0, false, TH_QUANTILE_LINEAR), th_kthvalue(a, 2, 1, false, NULL),
+        th_nansum_all(a),          th_nansum_dim(a, 0, false), th_nanmean_all(a),
+        th_nanmean_dim(a, 1, false), th_nanmax_all(a),     th_nanmax_dim(a, 1, false),
+        th_nanmin_all(a),          th_nanmin_dim(a, 0, true)};
+    for (int i = 0; i < 15; i++) CHECK(r[i] != NULL);
+    if (r[14] && idx) {
+        CHECK(isnan(item(r[0])) && th_f64_get(r[1], IX(1)) == 1.0 && th_i64_get(idx, IX(1)) == 0);
+        CHECK(item(r[2]) == 3.0 && th_f64_get(r[3], IX(0, 0)) == 1.0 && isnan(item(r[4])));
+        CHECK(th_f64_get(r[5], IX(0)) == 1.0 && isnan(th_f64_get(r[6], IX(0))) && item(r[7]) == 8.0);
+        CHECK(th_f64_get(r[8], IX(1)) == 3.0 && item(r[9]) == 8.0 / 3.0 && th_f64_get(r[10], IX(0)) == 4.0);
+        CHECK(item(r[11]) == 4.0 && th_f64_get(r[12], IX(1)) == 3.0 && item(r[13]) == 1.0);
+        CHECK(th_f64_get(r[14], IX(0, 1)) == 3.0);
+    }
+    for (int i = 0; i < 15; i++) th_f64_release(r[i]);
+    th_i64_release(idx);
+    th_f64_release(a);
+}
+
 static void test_errors(void)
 {
     th_f64_tensor *a = th_f64_zeros(2, SZ(2, 3)), *o = th_f64_empty(1, SZ(2)), *o0 = th_f64_empty(0, NULL);
@@ -407,6 +434,7 @@ int main(void)
     test_kthvalue();
     test_nan_reductions();
     test_dtypes();
+    test_generic();
     test_errors();
     return test_end("test_stats");
 }
