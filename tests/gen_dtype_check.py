@@ -37,6 +37,7 @@ SCALARS = {
     'normalized_ndim': '2', 'eps': '1e-5', 'npad': '2', 'mode': 'TH_PAD_CONSTANT', 'value': '0',
     'num_groups': '1', 'approximate': 'false', 'layout': 'TH_ROPE_HALVES',
     'negative_slope': '0.01', 'alpha': '1', 'beta': '1', 'threshold': '20',
+    'q': '0.5', 'method': 'TH_QUANTILE_LINEAR',
 }
 POINTERS = {
     ('const int64_t *', 'sizes'): '(const int64_t[]){2, 2}',
@@ -59,7 +60,7 @@ POINTERS = {
     ('const int *', 'dims_b'): '(const int[]){0, 1}',
 }
 DIMS = {'permute': '(const int[]){1, 0}', 'flip': '(const int[]){0}', 'flip_out': '(const int[]){0}'}
-K = {'topk': '2', 'topk_out': '2'}  # topk keeps the 2x2 shape, so the outs fit; diag, tril and triu take 0
+K = {'topk': '2', 'topk_out': '2', 'kthvalue': '1', 'kthvalue_out': '1'}  # topk keeps the 2x2 shape, so the outs fit; diag, tril and triu take 0
 
 # The matrix products' operands by parameter name: (shape, name in the message), from ops/linalg_erased.h.
 PRODUCTS = {
@@ -173,6 +174,8 @@ def shape_of(verb, pname, sfx_param):
         return [2, 2, 2], 'out'
     if verb == 'multinomial':
         return [2], pname
+    if verb == 'kthvalue_out' and pname in ('values', 'indices'):
+        return [2], 'out'  # k 1 of dim 0 of a 2x2
     if verb in ('sort_out', 'topk_out') and pname in ('values', 'indices'):
         return [2, 2], 'out'  # th__check_out calls both outs "out"
     return [2, 2], pname
