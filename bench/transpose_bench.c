@@ -1,0 +1,141 @@
+/* bench/transpose_bench.c: transposed and permuted copies, tensor.h against the real limit (transpose_limit.c,
+ * built for the best SIMD level this CPU has), side by side in one process, interleaved, best of N. Built and
+ * run by transpose_run.sh; see bench/README.md. Prints one line per workload and thread count:
+ *   workload threads limit_ms th_copy_ms th_contiguous_ms copy/limit contiguous/limit_fresh
+ * limit: the tiled transpose into a warm dst; limit_fresh: the same into a freshly malloc'd dst;
+ * th_copy: th_<sfx>_copy of the view into a warm contiguous dst; th_contiguous: th_<sfx>_contiguous of the
+ * view (a fresh result each time), released. Arguments: rounds (default 7), thread counts (default "1 2"). */
+#define _POSIX_C_SOURCE 199309L
+#include "bench_common.h"
+#include "tensor.h"
+#include "transpose_limit.h"
+
+typedef struct work {
+    const char *name;
+    th_dtype dt;
+    int nd;
+    int64_t shape[4];
+    int perm[4];
+    int64_t batch, rows, cols; /* the limit's view of it: batch x (rows x cols) -> batch x (cols x rows) */
+} work;
+
+static const work works[] = {
+    {"transpose 4096^2 f32", TH_F32, 2, {4096, 4096}, {1, 0}, 1, 4096, 4096},
+    {"transpose 4096^2 f64", TH_F64, 2, {4096, 4096}, {1, 0}, 1, 4096, 4096},
+    {"transpose 4096^2 f16", TH_F16, 2, {4096, 4096}, {1, 0}, 1, 4096, 4096},
+    {"transpose 4096^2 bf16", TH_BF16, 2, {4096, 4096}, {1, 0}, 1, 4096, 4096},
+    {"NCHW->NHWC 8x64x112x112 f32", TH_F32, 4, {8, 64, 112, 112}, {0, 2, 3, 1}, 8, 64, 112 * 112},
+    {"NHWC->NCHW 8x112x112x64 f32", TH_F32, 4, {8, 112, 112, 64}, {0, 3, 1, 2}, 8, 112 * 112, 64},
+};
+
+/* th_<sfx>_empty, _permute and _contiguous for any dtype, from the dtype list. */
+static th_tensor *dt_empty(th_dtype dt, int nd, const int64_t *sizes)
+{
+    switch (dt) {
+#define X(sfx, ENUM, ...) \
+    case TH_##ENUM: return th_##sfx##_base(th_##sfx##_empty(nd, sizes));
+        TH_FOREACH_DTYPE(X)
+#undef X
+    default: return NULL;
+    }
+}
+
+static th_tensor *dt_permute(th_tensor *t, const int *perm)
+{
+    switch (th_tensor_dtype(t)) {
+#define X(sfx, ENUM, ...) \
+    case TH_##ENUM: return th_##sfx##_base(th_##sfx##_permute(th_##sfx##_from_base(t), perm));
+        TH_FOREACH_DTYPE(X)
+#undef X
+    default: return NULL;
+    }
+}
+
+static th_tensor *dt_contiguous(th_tensor *t)
+{
+    switch (th_tensor_dtype(t)) {
+#define X(sfx, ENUM, ...) \
+    case TH_##ENUM: return th_##sfx##_base(th_##sfx##_contiguous(th_##sfx##_from_base(t)));
+        TH_FOREACH_DTYPE(X)
+#undef X
+    default: return NULL;
+    }
+}
+
+static void run_limit(size_t es, void *dst, const void *src, const work *w, int threads, int tile)
+{
+    if (es == 2)
+        (tile == 16 ? limit_transpose2_t16 : limit_transpose2_t32)(dst, src, w->batch, w->rows, w->cols, threads);
+    else if (es == 4)
+        (tile == 16 ? limit_transpose4_t16 : limit_transpose4_t32)(dst, src, w->batch, w->rows, w->cols, threads);
+    else
+        (tile == 16 ? limit_transpose8_t16 : limit_transpose8_t32)(dst, src, w->batch, w->rows, w->cols, threads);
+}
+
+static double min2(double a, double b) { return a < b ? a : b; }
+
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 7;
+    const char *tlist = argc > 2 ? argv[2] : "1 2";
+    if (rounds < 1) rounds = 1;
+    printf("%-30s %3s %9s %9s %9s %9s %7s %7s\n", "workload", "thr", "limit", "lim_fresh", "th_copy", "th_contig",
+           "copy/l", "cont/lf");
+    for (size_t wi = 0; wi < sizeof works / sizeof works[0]; wi++) {
+        const work *w = &works[wi];
+        th_tensor *src = dt_empty(w->dt, w->nd, w->shape);
+        const size_t es = th_dtype_info(w->dt)->size;
+        const int64_t n = th_tensor_numel(src);
+        if (!src) return 1;
+        uint16_t *p16 = (uint16_t *)th_tensor_data(src);
+        for (int64_t i = 0; i < n * (int64_t)es / 2; i++) p16[i] = (uint16_t)(i * 2654435761u >> 7 & 0x3bff);
+        th_tensor *view = dt_permute(src, w->perm);
+        th_tensor *warm = dt_empty(w->dt, w->nd, th_tensor_sizes(view));
+        void *limit_dst = malloc((size_t)n * es);
+        if (!view || !warm || !limit_dst) return 1;
+        memset(limit_dst, 0, (size_t)n * es);
+        memset(th_tensor_data(warm), 0, (size_t)n * es);
+        for (const char *t = tlist; *t;) {
+            char *end;
+            long threads = strtol(t, &end, 10);
+            if (end == t) break;
+            t = end;
+            th_set_num_threads((int)threads);
+            double best[4] = {1e30, 1e30, 1e30, 1e30};
+            for (int r = 0; r < rounds; r++) {
+                double t0 = bench_now_ns();
+                run_limit(es, limit_dst, th_tensor_data(src), w, (int)threads, 16);
+                double t1 = bench_now_ns();
+                run_limit(es, limit_dst, th_tensor_data(src), w, (int)threads, 32);
+                double t2 = bench_now_ns();
+                best[0] = min2(best[0], min2(t1 - t0, t2 - t1));
+                void *fresh = malloc((size_t)n * es);
+                run_limit(es, fresh, th_tensor_data(src), w, (int)threads, 16);
+                bench_escape(fresh);
+                free(fresh);
+                double t3 = bench_now_ns();
+                best[1] = min2(best[1], t3 - t2);
+                if (th_tensor_copy(warm, view) != TH_OK) return 1;
+                double t4 = bench_now_ns();
+                best[2] = min2(best[2], t4 - t3);
+                th_tensor *c = dt_contiguous(view);
+                if (!c) return 1;
+                th_tensor_release(c);
+                double t5 = bench_now_ns();
+                best[3] = min2(best[3], t5 - t4);
+            }
+            if (memcmp(limit_dst, th_tensor_data(warm), (size_t)n * es) != 0) {
+                fprintf(stderr, "%s: tensor.h's copy differs from the limit's\n", w->name);
+                return 1;
+            }
+            printf("%-30s %3ld %9.2f %9.2f %9.2f %9.2f %7.2f %7.2f\n", w->name, threads, best[0] / 1e6,
+                   best[1] / 1e6, best[2] / 1e6, best[3] / 1e6, best[2] / best[0], best[3] / best[1]);
+            fflush(stdout);
+        }
+        free(limit_dst);
+        th_tensor_release(warm);
+        th_tensor_release(view);
+        th_tensor_release(src);
+    }
+    return 0;
+}
