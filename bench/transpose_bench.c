@@ -2,7 +2,10 @@
  * built for the best SIMD level this CPU has), side by side in one process, interleaved, best of N. Built and
  * run by transpose_run.sh; see bench/README.md. Prints one line per workload and thread count:
  *   workload threads limit_ms th_copy_ms th_contiguous_ms copy/limit contiguous/limit_fresh
- * limit: the tiled transpose into a warm dst; limit_fresh: the same into a freshly malloc'd dst;
+ * limit: the best of the limit's three forms (transpose_limit.c) into a warm dst; limit_fresh: its register
+ * form into a new tensor from tensor.h's allocator, released after (the same pages, huge where the system
+ * allows, and the same cache of freed blocks as th_contiguous's result; a malloc'd dst without huge pages
+ * costs the limit up to 2x on 4096^2 through the TLB). Every dst here comes from tensor.h's allocator;
  * th_copy: th_<sfx>_copy of the view into a warm contiguous dst; th_contiguous: th_<sfx>_contiguous of the
  * view (a fresh result each time), released. Arguments: rounds (default 7), thread counts (default "1 2"). */
 #define _POSIX_C_SOURCE 199309L
@@ -62,14 +65,18 @@ static th_tensor *dt_contiguous(th_tensor *t)
     }
 }
 
+/* The limit's three forms: tile 16 or 32 as plain C loops, or (tile 0) 32x32 tiles of register blocks. */
 static void run_limit(size_t es, void *dst, const void *src, const work *w, int threads, int tile)
 {
     if (es == 2)
-        (tile == 16 ? limit_transpose2_t16 : limit_transpose2_t32)(dst, src, w->batch, w->rows, w->cols, threads);
+        (tile == 16 ? limit_transpose2_t16 : tile == 32 ? limit_transpose2_t32 : limit_transpose2_regs)(
+            dst, src, w->batch, w->rows, w->cols, threads);
     else if (es == 4)
-        (tile == 16 ? limit_transpose4_t16 : limit_transpose4_t32)(dst, src, w->batch, w->rows, w->cols, threads);
+        (tile == 16 ? limit_transpose4_t16 : tile == 32 ? limit_transpose4_t32 : limit_transpose4_regs)(
+            dst, src, w->batch, w->rows, w->cols, threads);
     else
-        (tile == 16 ? limit_transpose8_t16 : limit_transpose8_t32)(dst, src, w->batch, w->rows, w->cols, threads);
+        (tile == 16 ? limit_transpose8_t16 : tile == 32 ? limit_transpose8_t32 : limit_transpose8_regs)(
+            dst, src, w->batch, w->rows, w->cols, threads);
 }
 
 static double min2(double a, double b) { return a < b ? a : b; }
@@ -91,8 +98,9 @@ int main(int argc, char **argv)
         for (int64_t i = 0; i < n * (int64_t)es / 2; i++) p16[i] = (uint16_t)(i * 2654435761u >> 7 & 0x3bff);
         th_tensor *view = dt_permute(src, w->perm);
         th_tensor *warm = dt_empty(w->dt, w->nd, th_tensor_sizes(view));
-        void *limit_dst = malloc((size_t)n * es);
-        if (!view || !warm || !limit_dst) return 1;
+        th_tensor *limit_t = dt_empty(w->dt, w->nd, th_tensor_sizes(view));
+        if (!view || !warm || !limit_t) return 1;
+        void *limit_dst = th_tensor_data(limit_t);
         memset(limit_dst, 0, (size_t)n * es);
         memset(th_tensor_data(warm), 0, (size_t)n * es);
         for (const char *t = tlist; *t;) {
@@ -101,18 +109,22 @@ int main(int argc, char **argv)
             if (end == t) break;
             t = end;
             th_set_num_threads((int)threads);
-            double best[4] = {1e30, 1e30, 1e30, 1e30};
+            double best[4] = {1e30, 1e30, 1e30, 1e30}, best_form[3] = {1e30, 1e30, 1e30};
             for (int r = 0; r < rounds; r++) {
-                double t0 = bench_now_ns();
-                run_limit(es, limit_dst, th_tensor_data(src), w, (int)threads, 16);
-                double t1 = bench_now_ns();
-                run_limit(es, limit_dst, th_tensor_data(src), w, (int)threads, 32);
+                const int tiles[3] = {16, 32, 0};
+                for (int k = 0; k < 3; k++) {
+                    double ta = bench_now_ns();
+                    run_limit(es, limit_dst, th_tensor_data(src), w, (int)threads, tiles[k]);
+                    double tb = bench_now_ns();
+                    best[0] = min2(best[0], tb - ta);
+                    best_form[k] = min2(best_form[k], tb - ta);
+                }
                 double t2 = bench_now_ns();
-                best[0] = min2(best[0], min2(t1 - t0, t2 - t1));
-                void *fresh = malloc((size_t)n * es);
-                run_limit(es, fresh, th_tensor_data(src), w, (int)threads, 16);
-                bench_escape(fresh);
-                free(fresh);
+                th_tensor *fresh = dt_empty(w->dt, w->nd, th_tensor_sizes(view));
+                if (!fresh) return 1;
+                run_limit(es, th_tensor_data(fresh), th_tensor_data(src), w, (int)threads, 0);
+                bench_escape(th_tensor_data(fresh));
+                th_tensor_release(fresh);
                 double t3 = bench_now_ns();
                 best[1] = min2(best[1], t3 - t2);
                 if (th_tensor_copy(warm, view) != TH_OK) return 1;
@@ -128,11 +140,12 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: tensor.h's copy differs from the limit's\n", w->name);
                 return 1;
             }
-            printf("%-30s %3ld %9.2f %9.2f %9.2f %9.2f %7.2f %7.2f\n", w->name, threads, best[0] / 1e6,
-                   best[1] / 1e6, best[2] / 1e6, best[3] / 1e6, best[2] / best[0], best[3] / best[1]);
+            printf("%-30s %3ld %9.2f %9.2f %9.2f %9.2f %7.2f %7.2f   (limit forms: C16 %.2f, C32 %.2f, regs %.2f)\n",
+                   w->name, threads, best[0] / 1e6, best[1] / 1e6, best[2] / 1e6, best[3] / 1e6, best[2] / best[0],
+                   best[3] / best[1], best_form[0] / 1e6, best_form[1] / 1e6, best_form[2] / 1e6);
             fflush(stdout);
         }
-        free(limit_dst);
+        th_tensor_release(limit_t);
         th_tensor_release(warm);
         th_tensor_release(view);
         th_tensor_release(src);
