@@ -2,8 +2,8 @@
  * built for the best SIMD level this CPU has), side by side in one process, interleaved, best of N. Built and
  * run by transpose_run.sh; see bench/README.md. Prints one line per workload and thread count:
  *   workload threads limit_ms th_copy_ms th_contiguous_ms copy/limit contiguous/limit_fresh
- * limit: the best of the limit's three forms (transpose_limit.c) into a warm dst; limit_fresh: its register
- * form into a new tensor from tensor.h's allocator, released after (the same pages, huge where the system
+ * limit: the best of the limit's four forms (transpose_limit.c) into a warm dst; limit_fresh: its register
+ * form in 128x128 tiles into a new tensor from tensor.h's allocator, released after (the same pages, huge where the system
  * allows, and the same cache of freed blocks as th_contiguous's result; a malloc'd dst without huge pages
  * costs the limit up to 2x on 4096^2 through the TLB). Every dst here comes from tensor.h's allocator;
  * th_copy: th_<sfx>_copy of the view into a warm contiguous dst; th_contiguous: th_<sfx>_contiguous of the
@@ -65,18 +65,23 @@ static th_tensor *dt_contiguous(th_tensor *t)
     }
 }
 
-/* The limit's three forms: tile 16 or 32 as plain C loops, or (tile 0) 32x32 tiles of register blocks. */
+/* The limit's four forms: plain C loops in 16x16 or 32x32 tiles (tile 16, 32), register blocks in 32x32 or
+ * 128x128 tiles (tile 0, 128). */
 static void run_limit(size_t es, void *dst, const void *src, const work *w, int threads, int tile)
 {
+    const int64_t b = w->batch, r = w->rows, c = w->cols;
     if (es == 2)
-        (tile == 16 ? limit_transpose2_t16 : tile == 32 ? limit_transpose2_t32 : limit_transpose2_regs)(
-            dst, src, w->batch, w->rows, w->cols, threads);
+        (tile == 16 ? limit_transpose2_t16 : tile == 32 ? limit_transpose2_t32 : tile == 0 ? limit_transpose2_regs
+                                                                                      : limit_transpose2_regs128)(
+            dst, src, b, r, c, threads);
     else if (es == 4)
-        (tile == 16 ? limit_transpose4_t16 : tile == 32 ? limit_transpose4_t32 : limit_transpose4_regs)(
-            dst, src, w->batch, w->rows, w->cols, threads);
+        (tile == 16 ? limit_transpose4_t16 : tile == 32 ? limit_transpose4_t32 : tile == 0 ? limit_transpose4_regs
+                                                                                      : limit_transpose4_regs128)(
+            dst, src, b, r, c, threads);
     else
-        (tile == 16 ? limit_transpose8_t16 : tile == 32 ? limit_transpose8_t32 : limit_transpose8_regs)(
-            dst, src, w->batch, w->rows, w->cols, threads);
+        (tile == 16 ? limit_transpose8_t16 : tile == 32 ? limit_transpose8_t32 : tile == 0 ? limit_transpose8_regs
+                                                                                      : limit_transpose8_regs128)(
+            dst, src, b, r, c, threads);
 }
 
 static double min2(double a, double b) { return a < b ? a : b; }
@@ -109,10 +114,10 @@ int main(int argc, char **argv)
             if (end == t) break;
             t = end;
             th_set_num_threads((int)threads);
-            double best[4] = {1e30, 1e30, 1e30, 1e30}, best_form[3] = {1e30, 1e30, 1e30};
+            double best[4] = {1e30, 1e30, 1e30, 1e30}, best_form[4] = {1e30, 1e30, 1e30, 1e30};
             for (int r = 0; r < rounds; r++) {
-                const int tiles[3] = {16, 32, 0};
-                for (int k = 0; k < 3; k++) {
+                const int tiles[4] = {16, 32, 0, 128};
+                for (int k = 0; k < 4; k++) {
                     double ta = bench_now_ns();
                     run_limit(es, limit_dst, th_tensor_data(src), w, (int)threads, tiles[k]);
                     double tb = bench_now_ns();
@@ -122,7 +127,7 @@ int main(int argc, char **argv)
                 double t2 = bench_now_ns();
                 th_tensor *fresh = dt_empty(w->dt, w->nd, th_tensor_sizes(view));
                 if (!fresh) return 1;
-                run_limit(es, th_tensor_data(fresh), th_tensor_data(src), w, (int)threads, 0);
+                run_limit(es, th_tensor_data(fresh), th_tensor_data(src), w, (int)threads, 128);
                 bench_escape(th_tensor_data(fresh));
                 th_tensor_release(fresh);
                 double t3 = bench_now_ns();
@@ -140,9 +145,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "%s: tensor.h's copy differs from the limit's\n", w->name);
                 return 1;
             }
-            printf("%-30s %3ld %9.2f %9.2f %9.2f %9.2f %7.2f %7.2f   (limit forms: C16 %.2f, C32 %.2f, regs %.2f)\n",
+            printf("%-30s %3ld %9.2f %9.2f %9.2f %9.2f %7.2f %7.2f   (limit forms: C16 %.2f, C32 %.2f, regs32 %.2f, regs128 %.2f)\n",
                    w->name, threads, best[0] / 1e6, best[1] / 1e6, best[2] / 1e6, best[3] / 1e6, best[2] / best[0],
-                   best[3] / best[1], best_form[0] / 1e6, best_form[1] / 1e6, best_form[2] / 1e6);
+                   best[3] / best[1], best_form[0] / 1e6, best_form[1] / 1e6, best_form[2] / 1e6,
+                   best_form[3] / 1e6);
             fflush(stdout);
         }
         th_tensor_release(limit_t);

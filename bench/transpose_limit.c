@@ -34,8 +34,9 @@ LIMIT_TRANSPOSE(limit_transpose4_t32, float, 32)
 LIMIT_TRANSPOSE(limit_transpose8_t32, double, 32)
 
 /* The same tiles with each 8x8 (4-byte), 4x4 (8-byte) or 8x8 (2-byte) block transposed in registers, written
- * with the AVX2 and SSE2 intrinsics (a different register sequence from tensor.h's: the textbook shuffles);
- * sizes that are multiples of 32 only, which every workload of transpose_bench.c has. */
+ * with the AVX2 and SSE2 intrinsics (a different register sequence from tensor.h's: the textbook shuffles),
+ * in 32x32 and in 128x128 tiles; sizes that are multiples of 8 only, which every workload of
+ * transpose_bench.c has. */
 #include <immintrin.h>
 
 static void block4(float *d, int64_t ld, const float *s, int64_t ls)
@@ -95,22 +96,26 @@ static void block2(uint16_t *d, int64_t ld, const uint16_t *s, int64_t ls)
     _mm_storeu_si128((__m128i *)(d + 7 * ld), _mm_unpackhi_epi64(b3, b7));
 }
 
-#define LIMIT_BLOCKED(name, T, B, block)                                                                     \
+#define LIMIT_BLOCKED(name, T, B, block, TILE)                                                               \
     void name(T *restrict dst, const T *restrict src, int64_t batch, int64_t rows, int64_t cols, int threads) \
     {                                                                                                         \
-        enum { TILE = 32 };                                                                                   \
-        const int64_t tr = cols / TILE, work = batch * tr;                                                    \
+        const int64_t tr = (cols + TILE - 1) / TILE, work = batch * tr;                                       \
         _Pragma("omp parallel for num_threads(threads) schedule(static)")                                   \
         for (int64_t w = 0; w < work; w++) {                                                                  \
-            const int64_t b = w / tr, c0 = w % tr * TILE;                                                     \
+            const int64_t b = w / tr, c0 = w % tr * TILE, ce = c0 + TILE < cols ? c0 + TILE : cols;           \
             T *d = dst + b * rows * cols;                                                                     \
             const T *s = src + b * rows * cols;                                                               \
-            for (int64_t r0 = 0; r0 < rows; r0 += TILE)                                                       \
-                for (int64_t c = c0; c < c0 + TILE; c += B)                                                   \
-                    for (int64_t r = r0; r < r0 + TILE; r += B) block(d + c * rows + r, rows, s + r * cols + c, cols); \
+            for (int64_t r0 = 0; r0 < rows; r0 += TILE) {                                                     \
+                const int64_t re = r0 + TILE < rows ? r0 + TILE : rows;                                       \
+                for (int64_t c = c0; c < ce; c += B)                                                          \
+                    for (int64_t r = r0; r < re; r += B) block(d + c * rows + r, rows, s + r * cols + c, cols); \
+            }                                                                                                 \
         }                                                                                                     \
     }
 
-LIMIT_BLOCKED(limit_transpose2_regs, uint16_t, 8, block2)
-LIMIT_BLOCKED(limit_transpose4_regs, float, 8, block4)
-LIMIT_BLOCKED(limit_transpose8_regs, double, 4, block8)
+LIMIT_BLOCKED(limit_transpose2_regs, uint16_t, 8, block2, 32)
+LIMIT_BLOCKED(limit_transpose4_regs, float, 8, block4, 32)
+LIMIT_BLOCKED(limit_transpose8_regs, double, 4, block8, 32)
+LIMIT_BLOCKED(limit_transpose2_regs128, uint16_t, 8, block2, 128)
+LIMIT_BLOCKED(limit_transpose4_regs128, float, 8, block4, 128)
+LIMIT_BLOCKED(limit_transpose8_regs128, double, 4, block8, 128)

@@ -11,3 +11,6 @@ LIMIT_DECL(limit_transpose8_t32, double)
 void limit_transpose2_regs(uint16_t *restrict dst, const uint16_t *restrict src, int64_t batch, int64_t rows, int64_t cols, int threads);
 void limit_transpose4_regs(float *restrict dst, const float *restrict src, int64_t batch, int64_t rows, int64_t cols, int threads);
 void limit_transpose8_regs(double *restrict dst, const double *restrict src, int64_t batch, int64_t rows, int64_t cols, int threads);
+void limit_transpose2_regs128(uint16_t *restrict dst, const uint16_t *restrict src, int64_t batch, int64_t rows, int64_t cols, int threads);
+void limit_transpose4_regs128(float *restrict dst, const float *restrict src, int64_t batch, int64_t rows, int64_t cols, int threads);
+void limit_transpose8_regs128(double *restrict dst, const double *restrict src, int64_t batch, int64_t rows, int64_t cols, int threads);
