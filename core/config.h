@@ -54,7 +54,10 @@
 #include <omp.h>
 #endif
 #if defined(__SSE2__)
-#include <emmintrin.h> /* the transposed copy's 4x4 and 2x2 blocks (core/copy.h) */
+#include <emmintrin.h> /* the transposed copy's SSE2 blocks (core/copy.h) */
+#endif
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h> /* the transposed copy's AVX2 blocks, in functions built with target("avx2") */
 #endif
 #if defined(__linux__) && !defined(TH_NO_HUGE_PAGES)
 #include <sys/mman.h>

@@ -2,7 +2,8 @@
  *
  * th_f32_copy with any strides (transposed, narrowed, reversed, expanded src broadcast to dst, 0-d, size 0);
  * src overlapping dst in one storage (the result must be that of copying from a snapshot); the tiled
- * transpose path for several element sizes; contiguous / clone; th_tensor_copy and th_<sfx>_convert between
+ * transpose path for several element sizes, and its batched form (3-d and 4-d permutations, NCHW <-> NHWC,
+ * reversed dims, 1 and 2 threads); contiguous / clone; th_tensor_copy and th_<sfx>_convert between
  * every pair of the 12 dtypes against an independent reference of the documented semantics; fill on strided
  * and expanded tensors; th_tensor_print's text. */
 #include <float.h>
@@ -890,6 +891,93 @@ static void test_tiled(void)
             }
 }
 
+/* ---- batched transposes: permutations of 3-d and 4-d tensors ---------------------------- */
+
+/* A contiguous tensor of `shape` seen through perm (view dim k is dim perm[k]), dims in flip reversed
+ * (negative strides). mode 0: that view copied into a contiguous dst; mode 1: a contiguous src copied into the
+ * same view of a contiguous dst. Every element checked against the address the strides give it. */
+static long perm_case(th_dtype dt, int nd, const int64_t *shape, const int *perm, unsigned flip, int mode)
+{
+    const size_t es = dt_size(dt);
+    int64_t cstr[8], vs[8], vst[8], off = 0;
+    for (int d = nd - 1, s = 1; d >= 0; d--) {
+        cstr[d] = s;
+        s *= (int)shape[d];
+    }
+    for (int k = 0; k < nd; k++) {
+        vs[k] = shape[perm[k]];
+        vst[k] = (flip >> k & 1u) ? -cstr[perm[k]] : cstr[perm[k]];
+        if (flip >> k & 1u) off += (vs[k] - 1) * cstr[perm[k]];
+    }
+    th_tensor *store = dt_empty(dt, nd, shape);
+    th_tensor *view = dt_as_strided(store, nd, vs, vst, off);
+    th_tensor *plain = dt_empty(dt, nd, vs);
+    if (!store || !view || !plain) {
+        th_tensor_release(plain);
+        th_tensor_release(view);
+        th_tensor_release(store);
+        return 1;
+    }
+    unsigned char *filled = (unsigned char *)th_tensor_data(mode == 0 ? store : plain);
+    unsigned char *cleared = (unsigned char *)th_tensor_data(mode == 0 ? plain : store);
+    int64_t nbytes = th_tensor_numel(store) * (int64_t)es;
+    for (int64_t b = 0; b < nbytes; b++) {
+        filled[b] = (unsigned char)((b * 131 + b / 251 + 7) & 0xff);
+        cleared[b] = 0;
+    }
+    long bad = mode == 0 ? dt_copy(plain, view) != TH_OK : dt_copy(view, plain) != TH_OK;
+    int64_t idx[8] = {0};
+    for (int64_t e = 0; e < th_tensor_numel(store); e++) {
+        bad += memcmp(elem_ptr(plain, idx), elem_ptr(view, idx), es) != 0;
+        for (int k = nd - 1; k >= 0 && ++idx[k] == vs[k]; k--) idx[k] = 0;
+    }
+    th_tensor_release(plain);
+    th_tensor_release(view);
+    th_tensor_release(store);
+    return bad;
+}
+
+static void test_tiled_batched(void)
+{
+    const th_dtype dts[] = {TH_U8, TH_I16, TH_F16, TH_BF16, TH_F32, TH_I32, TH_F64, TH_C128};
+    static const struct {
+        int nd;
+        int64_t shape[4];
+        int perm[4];
+    } cases[] = {
+        {4, {2, 24, 9, 11}, {0, 2, 3, 1}},  /* NCHW -> NHWC: per n a (24, 99) transpose */
+        {4, {2, 9, 11, 24}, {0, 3, 1, 2}},  /* NHWC -> NCHW */
+        {4, {3, 8, 1, 33}, {0, 2, 3, 1}},   /* H = 1 dropped */
+        {4, {1, 40, 7, 5}, {0, 2, 3, 1}},   /* N = 1: one 2-d transpose */
+        {4, {2, 3, 6, 70}, {0, 2, 3, 1}},   /* C = 3: rows too short for the tiles */
+        {3, {5, 37, 41}, {0, 2, 1}},        /* a batch of 37x41 transposes */
+        {3, {5, 37, 41}, {2, 0, 1}},        /* dims 0 and 1 merge: one (185, 41) transpose */
+        {3, {4, 33, 65}, {2, 1, 0}},        /* the batch dim innermost in src */
+        {3, {3, 1, 50}, {0, 2, 1}},         /* 1-row matrices */
+        {4, {2, 3, 34, 17}, {1, 0, 3, 2}},  /* two batch dims */
+        {4, {3, 40, 33, 35}, {0, 2, 3, 1}}, /* large enough to split across 2 threads */
+        {4, {3, 33, 35, 40}, {0, 3, 1, 2}},
+    };
+    const unsigned flips[] = {0u, 1u, 6u, 15u};
+    const int prev = th_get_num_threads();
+    for (int threads = 1; threads <= 2; threads++) {
+        th_set_num_threads(threads);
+        for (size_t d = 0; d < sizeof dts / sizeof dts[0]; d++)
+            for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+                for (size_t f = 0; f < sizeof flips / sizeof flips[0]; f++)
+                    for (int mode = 0; mode < 2; mode++) {
+                        if (f > 1 && (c >= 10 || dt_size(dts[d]) == 2)) continue; /* keeps it short */
+                        unsigned flip = flips[f] & ((1u << cases[c].nd) - 1u);
+                        long bad = perm_case(dts[d], cases[c].nd, cases[c].shape, cases[c].perm, flip, mode);
+                        if (bad)
+                            fprintf(stderr, "  batched copy %s case %zu flip %u mode %d threads %d: %ld wrong\n",
+                                    th_dtype_name(dts[d]), c, flip, mode, threads, bad);
+                        CHECK_INT_EQ(bad, 0);
+                    }
+    }
+    th_set_num_threads(prev);
+}
+
 /* ---- contiguous and clone --------------------------------------------------------------- */
 
 static void test_contiguous_clone(void)
@@ -1356,6 +1444,7 @@ int main(void)
     test_copy_strided();
     test_copy_overlap();
     test_tiled();
+    test_tiled_batched();
     test_contiguous_clone();
     test_fill();
     test_conversion_rules();
