@@ -113,6 +113,7 @@ extern "C" {
 #include "ops/resize_erased.h"
 #include "ops/lapack_erased.h"
 #include "ops/products_erased.h"
+#include "ops/search_erased.h"
 
 /* Every per-dtype function: tensor_generic.h (which includes the op families of ops/) stamped for every
  * selected dtype. */

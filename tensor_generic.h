@@ -716,6 +716,7 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 #include "ops/resize.h"
 #include "ops/lapack.h"
 #include "ops/products.h"
+#include "ops/search.h"
 
 #ifdef TH__DEFINING
 #undef TH__FN
