@@ -225,9 +225,9 @@ TH__MAYBE_UNUSED static th_tensor *th__histc(const char *fn, th_tensor *out, con
     const int64_t n = th__numel(x);
     const bool single = x->dtype != TH_F64;
     double lo = min, hi = max;
-    if (single) {
-        lo = (float)lo;
-        hi = (float)hi;
+    if (single) { /* the bounds as torch's float kernel sees them (beyond float's range: infinite, refused below) */
+        lo = fabs(lo) > FLT_MAX ? copysign(INFINITY, lo) : (double)(float)lo;
+        hi = fabs(hi) > FLT_MAX ? copysign(INFINITY, hi) : (double)(float)hi;
     }
     if (lo == hi && n > 0) th__sr_minmax(k.f, n, &lo, &hi);
     if (lo == hi) {
@@ -494,12 +494,13 @@ TH__MAYBE_UNUSED static th_tensor *th__isclose(const char *fn, th_tensor *out, c
         const double *x = (const double *)th_tensor_data(ta), *y = (const double *)th_tensor_data(tb);
         bool *r = (bool *)th_tensor_data(tmp);
         const bool single = a->dtype == TH_F32 || a->dtype == TH_F16 || a->dtype == TH_BF16;
+        const float rtol_f = rtol > FLT_MAX ? INFINITY : (float)rtol, atol_f = atol > FLT_MAX ? INFINITY : (float)atol;
         const int64_t n = th__numel(tmp);
         for (int64_t i = 0; i < n; i++) {
             bool close = x[i] == y[i] || (equal_nan && isnan(x[i]) && isnan(y[i]));
             if (!close && single) {
                 const float act = fabsf((float)x[i] - (float)y[i]);
-                close = isfinite(act) && act <= (float)atol + fabsf((float)rtol * (float)y[i]);
+                close = isfinite(act) && act <= atol_f + fabsf(rtol_f * (float)y[i]);
             } else if (!close) {
                 const double act = fabs(x[i] - y[i]);
                 close = isfinite(act) && act <= atol + fabs(rtol * y[i]);

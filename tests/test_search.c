@@ -122,6 +122,12 @@ static void test_searchsorted(void)
     CHECK_NULL(th_f64_bucketize(v, sn, false), TH_ERR_SHAPE, "th_f64_bucketize",
                "boundaries has shape (2, 3); it must be 1-d");
     CHECK_NULL(th_f64_searchsorted(NULL, v, NULL), TH_ERR_INVALID, "th_f64_searchsorted", "NULL sorted");
+    CHECK_NULL(th_f64_searchsorted(s2, NULL, NULL), TH_ERR_INVALID, "th_f64_searchsorted", "NULL values");
+    th_i32_tensor *ui = th_i32_empty(2, SZ(2, 2));
+    th_i32_data(ui)[0] = 1, th_i32_data(ui)[1] = 2, th_i32_data(ui)[2] = 9, th_i32_data(ui)[3] = -9;
+    CHECK_NULL(th_i32_searchsorted(ui, ui, NULL), TH_ERR_INVALID, "th_i32_searchsorted",
+               "sorted is not sorted: row 1 has 9 at 0 before -9");
+    th_i32_release(ui);
     CHECK_FAILS(th_f64_searchsorted_out(NULL, s2, v, NULL), TH_ERR_INVALID, "th_f64_searchsorted_out", "NULL out");
     th_f64_tensor *of = th_f64_empty(1, SZ(7));
     CHECK_FAILS(th_f64_searchsorted_out(th_f64_base(of), s2, v, NULL), TH_ERR_DTYPE, "th_f64_searchsorted_out",
@@ -181,6 +187,13 @@ static void test_bins(void)
     th_f32_data(xf)[0] = 0.7f, th_f32_data(xf)[1] = 1.0f;
     CHECK_INT_EQ(th_f32_histc_out(hf, xf, 10, 0, 1), TH_OK);
     CHECK(th_f32_data(hf)[7] == 1 && th_f32_data(hf)[6] == 0 && th_f32_data(hf)[9] == 1);
+    CHECK_NULL(th_f32_histc(xf, 2, 0, 1e300), TH_ERR_RANGE, "th_f32_histc", "the range [0, inf] is not finite");
+    th_f32_tensor *y2 = th_f32_empty(1, SZ(2));
+    th_f32_data(y2)[0] = 1, th_f32_data(y2)[1] = 2;
+    th_bool_tensor *bt = th_f32_isclose(xf, y2, 1e300, 0, false); /* rtol beyond float's range: infinite */
+    CHECK(bt && th_bool_data(bt)[0] && th_bool_data(bt)[1]);
+    th_bool_release(bt);
+    th_f32_release(y2);
     th_f32_release(xf);
     th_f32_release(hf);
     CHECK_NULL(th_f64_histc(x, 0, 0, 1), TH_ERR_RANGE, "th_f64_histc", "bins must be positive, not 0");
@@ -191,6 +204,7 @@ static void test_bins(void)
     th_f64_tensor *o2 = th_f64_empty(1, SZ(2));
     CHECK_FAILS(th_f64_histc_out(o2, x, 3, 0, 10), TH_ERR_SHAPE, "th_f64_histc_out", "out has shape (2)");
     CHECK_FAILS(th_f64_histc_out(NULL, x, 3, 0, 10), TH_ERR_INVALID, "th_f64_histc_out", "NULL out");
+    CHECK_NULL(th_f64_histc(NULL, 3, 0, 10), TH_ERR_INVALID, "th_f64_histc", "NULL x");
 
     /* histogram: NumPy's edges and bins (0.3 is in bin 2: 0.3 * 10 rounds to 3, but 0.3 < 3 * 0.1) */
     th_f64_tensor *hist = NULL, *edges = NULL;
@@ -259,6 +273,10 @@ static void test_bins(void)
     CHECK_NULL(th_i32_bincount_weighted(b, x, 0), TH_ERR_SHAPE, "th_i32_bincount_weighted",
                "weights has 13 elements; x has 5");
     CHECK_NULL(th_i32_bincount_weighted(b, NULL, 0), TH_ERR_INVALID, "th_i32_bincount_weighted", "NULL weights");
+    th_f64_tensor *w2 = th_f64_empty(2, SZ(5, 1));
+    CHECK_NULL(th_i32_bincount_weighted(b, w2, 0), TH_ERR_SHAPE, "th_i32_bincount_weighted",
+               "weights has shape (5, 1); it must be 1-d");
+    th_f64_release(w2);
     CHECK_NULL(th_i32_bincount(NULL, 0), TH_ERR_INVALID, "th_i32_bincount", "NULL x");
     th_i32_release(b2);
     th_i32_release(b);
@@ -301,6 +319,7 @@ static void test_isin_isclose(void)
     CHECK(beq(r, 3, "011"));
     th_bool_release(r);
     CHECK_NULL(th_f64_isin(a, NULL, false), TH_ERR_INVALID, "th_f64_isin", "NULL test_elements");
+    CHECK_NULL(th_f64_isin(NULL, t, false), TH_ERR_INVALID, "th_f64_isin", "NULL elements");
     th_bool_tensor *o2 = th_bool_empty(1, SZ(2));
     CHECK_FAILS(th_f64_isin_out(o2, a, t, false), TH_ERR_SHAPE, "th_f64_isin_out", "out has shape (2)");
     CHECK_FAILS(th_f64_isin_out(NULL, a, t, false), TH_ERR_INVALID, "th_f64_isin_out", "NULL out");
@@ -341,6 +360,13 @@ static void test_isin_isclose(void)
     CHECK_FAILS(th_f64_allclose(x, y, 0, 0, false, NULL), TH_ERR_INVALID, "th_f64_allclose", "NULL result");
     CHECK_FAILS(th_f64_isclose_out(o2, x, y, 0, 0, false), TH_ERR_SHAPE, "th_f64_isclose_out", "out has shape (2)");
     CHECK_NULL(th_f64_isclose(NULL, y, 0, 0, false), TH_ERR_INVALID, "th_f64_isclose", "NULL a");
+    CHECK_FAILS(th_f64_isclose_out(NULL, x, y, 0, 0, false), TH_ERR_INVALID, "th_f64_isclose_out", "NULL out");
+    th_bool_tensor *ob = th_bool_empty(2, SZ(1, 3));
+    th_bool_tensor *ob0 = th_bool_expand(ob, 2, SZ(2, 3)); /* its rows are one row */
+    CHECK_FAILS(th_f64_isclose_out(ob0, x, y, 0, 0, false), TH_ERR_INVALID, "th_f64_isclose_out",
+                "several elements share an address");
+    th_bool_release(ob0);
+    th_bool_release(ob);
     th_f64_release(y4);
     th_f64_release(x2);
     th_f64_release(x);
