@@ -114,6 +114,7 @@ extern "C" {
 #include "ops/lapack_erased.h"
 #include "ops/products_erased.h"
 #include "ops/stats_erased.h"
+#include "ops/search_erased.h"
 
 /* Every per-dtype function: tensor_generic.h (which includes the op families of ops/) stamped for every
  * selected dtype. */

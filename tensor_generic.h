@@ -717,6 +717,7 @@ TH_API TH_NAME(tensor) *TH_NAME(from_dlpack_versioned)(struct DLManagedTensorVer
 #include "ops/lapack.h"
 #include "ops/products.h"
 #include "ops/stats.h"
+#include "ops/search.h"
 
 #ifdef TH__DEFINING
 #undef TH__FN

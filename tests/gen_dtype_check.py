@@ -38,7 +38,11 @@ SCALARS = {
     'num_groups': '1', 'approximate': 'false', 'layout': 'TH_ROPE_HALVES',
     'negative_slope': '0.01', 'alpha': '1', 'beta': '1', 'threshold': '20',
     'q': '0.5', 'method': 'TH_QUANTILE_LINEAR',
+    'invert': 'false', 'right': 'false', 'equal_nan': 'false', 'atol': '1e-8', 'bins': '2', 'min': '0', 'max': '0',
+    'minlength': '0',
 }
+# ops/search.h: where a verb needs another value than SCALARS' (isclose refuses a negative rtol).
+SCALARS_BY_VERB = {v: {'rtol': '1e-5'} for v in ('isclose', 'isclose_out', 'allclose')}
 POINTERS = {
     ('const int64_t *', 'sizes'): '(const int64_t[]){2, 2}',
     ('const int64_t *', 'strides'): '(const int64_t[]){2, 1}',
@@ -58,7 +62,14 @@ POINTERS = {
     ('const char *', 'equation'): '"ij,jk->ik"',
     ('const int *', 'dims_a'): '(const int[]){1, 0}',
     ('const int *', 'dims_b'): '(const int[]){0, 1}',
+    ('const th_search_opts *', 'opts'): 'NULL',
+    ('const double *', 'range'): 'NULL',
+    ('_Bool *', 'result'): '&(bool){false}',
+    ('th_tensor *', 'out'): 'dc_own(c, dc_ones(TH_I64, 2, (const int64_t[]){2, 2}))',  # searchsorted's int64 out
 }
+# ops/search.h: shapes where the 2x2 default does not fit, by verb and parameter name.
+SEARCH = {'bucketize': {'boundaries': [2]}, 'bincount': {'x': [2]}, 'bincount_weighted': {'x': [2], 'weights': [2]},
+          'histc': {'out': [2]}}
 DIMS = {'permute': '(const int[]){1, 0}', 'flip': '(const int[]){0}', 'flip_out': '(const int[]){0}'}
 K = {'topk': '2', 'topk_out': '2', 'kthvalue': '1', 'kthvalue_out': '1'}  # topk keeps the 2x2 shape, so the outs fit; diag, tril and triu take 0
 
@@ -160,6 +171,8 @@ def shape_of(verb, pname, sfx_param):
         return CONV[base][pname], pname
     if base in PRODUCTS2 and pname in PRODUCTS2[base]:
         return PRODUCTS2[base][pname], pname
+    if base in SEARCH and pname in SEARCH[base]:
+        return SEARCH[base][pname], pname
     if base in NN_SHAPES:
         return NN_SHAPES[base].get(pname, [2, 2]), pname
     if pname == 'index' and base == 'index_select':
@@ -222,7 +235,7 @@ def wrapper(ret, name, params):
         elif pname == 'k':
             args.append(K.get(verb, '0'))
         elif pname in SCALARS and '*' not in ptype:
-            args.append(SCALARS[pname])
+            args.append(SCALARS_BY_VERB.get(verb, {}).get(pname, SCALARS[pname]))
         elif pname in SCALARS and ptype in ('FILE *', 'th_generator *'):
             args.append(SCALARS[pname])
         else:
