@@ -1,4 +1,4 @@
-/* ops/conv.h: convolution, pooling and padding: conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
+/* ops/conv.h: convolution, pooling and padding: conv1d, conv2d, conv3d, conv_transpose1d/2d/3d,
  * im2col (unfold), col2im (fold), max_pool1d/2d/3d, avg_pool1d/2d/3d,
  * adaptive_avg_pool1d/2d/3d, adaptive_max_pool1d/2d/3d, pad. Stamped per dtype
  * through tensor_generic.h for the floating dtypes (f16 and bf16 compute in float); the front doors only check
@@ -113,7 +113,7 @@ TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int 
 #define TH_OP_KIND TH__CONV_OP_CONV
 #include "conv_op.h"
 
-/* torch.nn.functional.conv_transpose1d/conv_transpose2d: input (N, C, spatial...) or (C, spatial...), weight
+/* torch.nn.functional.conv_transpose1d/2d/3d: input (N, C, spatial...) or (C, spatial...), weight
  * (C, O / groups, kernel...), bias NULL or (O); opts NULL or a th_conv_opts (zero: the default), whose
  * output_padding adds to one side of each output dim. The result is (N, O, out...) or (O, out...) with out =
  * (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1. Errors: a weight whose first
@@ -125,6 +125,10 @@ TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int 
 #include "conv_op.h"
 #define TH_OP conv_transpose2d
 #define TH_OP_DIMS 2
+#define TH_OP_KIND TH__CONV_OP_CONVT
+#include "conv_op.h"
+#define TH_OP conv_transpose3d
+#define TH_OP_DIMS 3
 #define TH_OP_KIND TH__CONV_OP_CONVT
 #include "conv_op.h"
 

@@ -9,7 +9,7 @@
  * the implementation the definitions. docs/nn.md. */
 #ifndef TH__DEFINING
 
-/* The options of conv1d/2d/3d, conv_transpose1d/2d, im2col and col2im: index d of each array is spatial dim d
+/* The options of conv1d/2d/3d, conv_transpose1d/2d/3d, im2col and col2im: index d of each array is spatial dim d
  * (conv1d uses index 0, conv2d 0 and 1). Zero means the default: stride 1, padding 0, dilation 1, groups 1,
  * output_padding 0; a NULL pointer means every default. Negative values are errors. output_padding (last, so
  * that older initialisers keep their meaning) is conv_transpose's only: the other ops refuse a nonzero one, and
@@ -473,15 +473,15 @@ done:
     return th__op_end(fn, ok, result, tmp);
 }
 
-/* conv_transpose1d/2d (nsp spatial dims) of x (N, C, spatial...) or (C, spatial...) with weight (C, O / groups,
- * kernel...) and bias (NULL or O) into out (NULL: a new tensor): per batch item and group, one product
+/* conv_transpose1d/2d/3d (nsp spatial dims) of x (N, C, spatial...) or (C, spatial...) with weight (C,
+ * O / groups, kernel...) and bias (NULL or O) into out (NULL: a new tensor): per batch item and group, one product
  * weight^T (O / groups * kernel x C / groups) @ x (C / groups x in) into columns, which col2im adds into the
  * output (the adjoint of conv's im2col: the geometry is the conv from the output to the input). Returns the
  * result (out retained) or NULL. */
 TH__MAYBE_UNUSED static th_tensor *th__convt_run(const char *fn, int nsp, th_tensor *out, const th_tensor *x,
                                                  const th_tensor *w, const th_tensor *bias, const th_conv_opts *o)
 {
-    static const char *names[3] = {"", "conv_transpose1d", "conv_transpose2d"};
+    static const char *names[4] = {"", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
     th__conv_geo xi, g; /* xi: the input's sizes; g: the conv from the result (g.in) to the input (g.out) */
     memset(&g, 0, sizeof g);
     bool batched;
