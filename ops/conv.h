@@ -132,19 +132,21 @@ TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int 
 #define TH_OP_KIND TH__CONV_OP_CONVT
 #include "conv_op.h"
 
-/* torch.nn.functional.max_pool2d (ceil_mode false): input (N, C, H, W) or (C, H, W), kernel[2] >= 1, opts
- * NULL or a th_pool_opts (stride 0: the kernel; padding at most half the kernel; dilation). A NaN in a window
+/* torch.nn.functional.max_pool2d: input (N, C, H, W) or (C, H, W), kernel[2] >= 1, opts NULL or a
+ * th_pool_opts (stride 0: the kernel; padding at most half the kernel; dilation; ceil_mode). A NaN in a window
  * is its maximum. indices, when not NULL, gets a new i64 tensor of the result's shape: each maximum's index
  * h * W + w in its input plane (NULL on error); indices_out of the _out form may be NULL. Errors: kernel < 1,
  * negative options, padding over half the kernel (TH_ERR_INVALID), a window larger than the padded input
- * (TH_ERR_SHAPE). */
+ * (TH_ERR_SHAPE), a count_exclude_pad or divisor_override (the average's; TH_ERR_INVALID). */
 #define TH_OP max_pool2d
 #define TH_OP_DIMS 2
 #define TH_OP_KIND TH__CONV_OP_MAX_POOL
 #include "conv_op.h"
 
-/* torch.nn.functional.avg_pool2d with its defaults (count_include_pad true, ceil_mode false): each window's
- * sum over the window's size clipped to the padded input. Errors as max_pool2d, and a dilation other than 1. */
+/* torch.nn.functional.avg_pool2d: each window's sum over the window's size clipped to the padded input
+ * (count_include_pad), or, with opts->count_exclude_pad, over the number of input elements it covers, or over
+ * opts->divisor_override where that is not 0; opts->ceil_mode as max_pool2d's. Errors as max_pool2d, a dilation
+ * other than 1, a negative divisor_override (TH_ERR_INVALID). */
 #define TH_OP avg_pool2d
 #define TH_OP_DIMS 2
 #define TH_OP_KIND TH__CONV_OP_AVG_POOL
