@@ -1,10 +1,10 @@
-/* ops/conv.h: convolution, pooling and padding: conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
+/* ops/conv.h: convolution, pooling and padding: conv1d, conv2d, conv3d, conv_transpose1d/2d/3d,
  * im2col (unfold), col2im (fold), max_pool1d/2d/3d, avg_pool1d/2d/3d,
  * adaptive_avg_pool1d/2d/3d, adaptive_max_pool1d/2d/3d, pad. Stamped per dtype
  * through tensor_generic.h for the floating dtypes (f16 and bf16 compute in float); the front doors only check
- * the dtypes, the work is done once for every dtype in ops/conv_erased.h. docs/nn.md. */
+ * the dtypes (the convolutions' and the pools' stamped from ops/conv_op.h, one #include per op below), the work
+ * is done once for every dtype in ops/conv_erased.h. docs/nn.md. */
 #if defined(TH_REAL_IS_FLOATING)
-#ifndef TH__DEFINING
 
 /* Every function here: tensors of any strides; the new forms return a new contiguous tensor (NULL on error),
  * the _out forms write into out, which must have the result's shape and this dtype (any strides) and return 0
@@ -13,41 +13,7 @@
  * (TH_ERR_INVALID), an out of the wrong shape (TH_ERR_SHAPE), read-only (TH_ERR_READ_ONLY) or whose elements
  * overlap (TH_ERR_INVALID), out of memory (TH_ERR_NOMEM). */
 
-/* torch.nn.functional.conv1d/conv2d/conv3d: input (N, C, spatial...) or unbatched (C, spatial...), weight
- * (O, C / groups, kernel...), bias NULL or (O); opts NULL or a th_conv_opts (zero: the default). The result
- * is (N, O, out...) or (O, out...) with out = (in + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1.
- * Errors: groups not dividing C or O, a weight whose second size is not C / groups, a bias not (O), a kernel
- * larger than the padded input (TH_ERR_SHAPE); a negative stride, padding, dilation or groups
- * (TH_ERR_INVALID), a nonzero output_padding (conv_transpose's only; TH_ERR_INVALID). */
-TH_API TH_NAME(tensor) *TH_NAME(conv1d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                                        const TH_NAME(tensor) *bias, const th_conv_opts *opts);
-TH_API int TH_NAME(conv1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                               const TH_NAME(tensor) *bias, const th_conv_opts *opts);
-TH_API TH_NAME(tensor) *TH_NAME(conv2d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                                        const TH_NAME(tensor) *bias, const th_conv_opts *opts);
-TH_API int TH_NAME(conv2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                               const TH_NAME(tensor) *bias, const th_conv_opts *opts);
-TH_API TH_NAME(tensor) *TH_NAME(conv3d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                                        const TH_NAME(tensor) *bias, const th_conv_opts *opts);
-TH_API int TH_NAME(conv3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                               const TH_NAME(tensor) *bias, const th_conv_opts *opts);
-
-/* torch.nn.functional.conv_transpose1d/conv_transpose2d: input (N, C, spatial...) or (C, spatial...), weight
- * (C, O / groups, kernel...), bias NULL or (O); opts NULL or a th_conv_opts (zero: the default), whose
- * output_padding adds to one side of each output dim. The result is (N, O, out...) or (O, out...) with out =
- * (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1. Errors: a weight whose first
- * size is not C, groups not dividing C, a bias not (O), an output size below 1 (TH_ERR_SHAPE); a negative
- * option, an output_padding not smaller than its dim's stride or dilation (TH_ERR_INVALID). */
-TH_API TH_NAME(tensor) *TH_NAME(conv_transpose1d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                                                  const TH_NAME(tensor) *bias, const th_conv_opts *opts);
-TH_API int TH_NAME(conv_transpose1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
-                                         const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias,
-                                         const th_conv_opts *opts);
-TH_API TH_NAME(tensor) *TH_NAME(conv_transpose2d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                                                  const TH_NAME(tensor) *bias, const th_conv_opts *opts);
-TH_API int TH_NAME(conv_transpose2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
-                                         const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias,
-                                         const th_conv_opts *opts);
+#ifndef TH__DEFINING
 
 /* im2col: torch.nn.functional.unfold (named so beside the view th_<sfx>_unfold, which is Tensor.unfold):
  * input (N, C, H, W) or (C, H, W), kernel[2] >= 1, opts NULL or a th_conv_opts (stride, padding, dilation;
@@ -67,58 +33,6 @@ TH_API TH_NAME(tensor) *TH_NAME(col2im)(const TH_NAME(tensor) *input, const int6
 TH_API int TH_NAME(col2im_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *output_size,
                              const int64_t *kernel, const th_conv_opts *opts);
 
-/* torch.nn.functional.max_pool2d (ceil_mode false): input (N, C, H, W) or (C, H, W), kernel[2] >= 1, opts
- * NULL or a th_pool_opts (stride 0: the kernel; padding at most half the kernel; dilation). A NaN in a window
- * is its maximum. indices, when not NULL, gets a new i64 tensor of the result's shape: each maximum's index
- * h * W + w in its input plane (NULL on error); indices_out of the _out form may be NULL. Errors: kernel < 1,
- * negative options, padding over half the kernel (TH_ERR_INVALID), a window larger than the padded input
- * (TH_ERR_SHAPE). */
-TH_API TH_NAME(tensor) *TH_NAME(max_pool2d)(const TH_NAME(tensor) *input, const int64_t *kernel,
-                                            const th_pool_opts *opts, th_i64_tensor **indices);
-TH_API int TH_NAME(max_pool2d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
-                                   const int64_t *kernel, const th_pool_opts *opts);
-/* torch.nn.functional.avg_pool2d with its defaults (count_include_pad true, ceil_mode false): each window's
- * sum over the window's size clipped to the padded input. Errors as max_pool2d, and a dilation other than 1. */
-TH_API TH_NAME(tensor) *TH_NAME(avg_pool2d)(const TH_NAME(tensor) *input, const int64_t *kernel,
-                                            const th_pool_opts *opts);
-TH_API int TH_NAME(avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
-                                   const th_pool_opts *opts);
-
-/* torch.nn.functional.max_pool1d/3d, avg_pool1d/3d, adaptive_avg_pool1d/3d and adaptive_max_pool1d/3d: the 2d
- * functions' semantics and errors over 1 spatial dim (input (N, C, L) or (C, L), kernel[1], output_size[1],
- * each index l) or 3 (input (N, C, D, H, W) or (C, D, H, W), kernel[3], output_size[3], each index
- * d * H * W + h * W + w in its input volume); opts index i is spatial dim i. */
-TH_API TH_NAME(tensor) *TH_NAME(max_pool1d)(const TH_NAME(tensor) *input, const int64_t *kernel,
-                                            const th_pool_opts *opts, th_i64_tensor **indices);
-TH_API int TH_NAME(max_pool1d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
-                                   const int64_t *kernel, const th_pool_opts *opts);
-TH_API TH_NAME(tensor) *TH_NAME(avg_pool1d)(const TH_NAME(tensor) *input, const int64_t *kernel,
-                                            const th_pool_opts *opts);
-TH_API int TH_NAME(avg_pool1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
-                                   const th_pool_opts *opts);
-TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool1d)(const TH_NAME(tensor) *input, const int64_t *output_size);
-TH_API int TH_NAME(adaptive_avg_pool1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
-                                            const int64_t *output_size);
-TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool1d)(const TH_NAME(tensor) *input, const int64_t *output_size,
-                                                     th_i64_tensor **indices);
-TH_API int TH_NAME(adaptive_max_pool1d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out,
-                                            const TH_NAME(tensor) *input, const int64_t *output_size);
-TH_API TH_NAME(tensor) *TH_NAME(max_pool3d)(const TH_NAME(tensor) *input, const int64_t *kernel,
-                                            const th_pool_opts *opts, th_i64_tensor **indices);
-TH_API int TH_NAME(max_pool3d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
-                                   const int64_t *kernel, const th_pool_opts *opts);
-TH_API TH_NAME(tensor) *TH_NAME(avg_pool3d)(const TH_NAME(tensor) *input, const int64_t *kernel,
-                                            const th_pool_opts *opts);
-TH_API int TH_NAME(avg_pool3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
-                                   const th_pool_opts *opts);
-TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool3d)(const TH_NAME(tensor) *input, const int64_t *output_size);
-TH_API int TH_NAME(adaptive_avg_pool3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
-                                            const int64_t *output_size);
-TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool3d)(const TH_NAME(tensor) *input, const int64_t *output_size,
-                                                     th_i64_tensor **indices);
-TH_API int TH_NAME(adaptive_max_pool3d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out,
-                                            const TH_NAME(tensor) *input, const int64_t *output_size);
-
 /* torch.nn.functional.pad: x of any shape padded over its last npad / 2 dims in F.pad's order (pads[0] and
  * pads[1] before and after the last dim, pads[2] and pads[3] the one before, ...); a negative pad crops, and
  * the other modes then fill from the cropped input (as torch's circular mode does). mode
@@ -130,110 +44,7 @@ TH_API TH_NAME(tensor) *TH_NAME(pad)(const TH_NAME(tensor) *x, int npad, const i
                                      double value);
 TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int npad, const int64_t *pads,
                             th_pad_mode mode, double value);
-
-/* torch.nn.functional.adaptive_avg_pool2d / adaptive_max_pool2d(return_indices=True): input (N, C, H, W) or
- * (C, H, W) pooled to output_size[0] x output_size[1]; output cell i of a dim of input size n and output size m
- * covers inputs floor(i * n / m) to ceil((i + 1) * n / m) - 1 (windows of varying size that may overlap). The
- * average sums in double; the maximum takes a NaN as PyTorch (the first NaN of the window), and indices, when
- * not NULL, gets each maximum's index h * W + w in its input plane (i64; NULL on error), as max_pool2d.
- * Errors: NULL input or output_size, output_size[i] < 1 (TH_ERR_INVALID), an input not 3-d or 4-d, or with an
- * empty spatial dim and planes to pool (TH_ERR_SHAPE). */
-TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool2d)(const TH_NAME(tensor) *input, const int64_t *output_size);
-TH_API int TH_NAME(adaptive_avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
-                                            const int64_t *output_size);
-TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool2d)(const TH_NAME(tensor) *input, const int64_t *output_size,
-                                                     th_i64_tensor **indices);
-TH_API int TH_NAME(adaptive_max_pool2d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out,
-                                            const TH_NAME(tensor) *input, const int64_t *output_size);
-
 #else /* definitions */
-
-TH_API TH_NAME(tensor) *TH_NAME(conv1d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                                        const TH_NAME(tensor) *bias, const th_conv_opts *opts)
-{
-    if (TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias)) return NULL;
-    return TH__T(th__conv_run(TH__FN(conv1d), 1, NULL, TH__B(input), TH__B(weight), TH__B(bias), opts));
-}
-
-TH_API int TH_NAME(conv1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                               const TH_NAME(tensor) *bias, const th_conv_opts *opts)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
-        return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv1d_out), "NULL out");
-    return th__out_status(
-        th__conv_run(TH__FN(conv1d_out), 1, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(conv2d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                                        const TH_NAME(tensor) *bias, const th_conv_opts *opts)
-{
-    if (TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias)) return NULL;
-    return TH__T(th__conv_run(TH__FN(conv2d), 2, NULL, TH__B(input), TH__B(weight), TH__B(bias), opts));
-}
-
-TH_API int TH_NAME(conv2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                               const TH_NAME(tensor) *bias, const th_conv_opts *opts)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
-        return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv2d_out), "NULL out");
-    return th__out_status(
-        th__conv_run(TH__FN(conv2d_out), 2, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(conv3d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                                        const TH_NAME(tensor) *bias, const th_conv_opts *opts)
-{
-    if (TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias)) return NULL;
-    return TH__T(th__conv_run(TH__FN(conv3d), 3, NULL, TH__B(input), TH__B(weight), TH__B(bias), opts));
-}
-
-TH_API int TH_NAME(conv3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                               const TH_NAME(tensor) *bias, const th_conv_opts *opts)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
-        return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv3d_out), "NULL out");
-    return th__out_status(
-        th__conv_run(TH__FN(conv3d_out), 3, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(conv_transpose1d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                                                  const TH_NAME(tensor) *bias, const th_conv_opts *opts)
-{
-    if (TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias)) return NULL;
-    return TH__T(th__convt_run(TH__FN(conv_transpose1d), 1, NULL, TH__B(input), TH__B(weight), TH__B(bias), opts));
-}
-
-TH_API int TH_NAME(conv_transpose1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
-                                         const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias,
-                                         const th_conv_opts *opts)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
-        return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv_transpose1d_out), "NULL out");
-    return th__out_status(
-        th__convt_run(TH__FN(conv_transpose1d_out), 1, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(conv_transpose2d)(const TH_NAME(tensor) *input, const TH_NAME(tensor) *weight,
-                                                  const TH_NAME(tensor) *bias, const th_conv_opts *opts)
-{
-    if (TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias)) return NULL;
-    return TH__T(th__convt_run(TH__FN(conv_transpose2d), 2, NULL, TH__B(input), TH__B(weight), TH__B(bias), opts));
-}
-
-TH_API int TH_NAME(conv_transpose2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
-                                         const TH_NAME(tensor) *weight, const TH_NAME(tensor) *bias,
-                                         const th_conv_opts *opts)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input) || TH__WRONG_DTYPE(weight) || TH__WRONG_DTYPE(bias))
-        return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(conv_transpose2d_out), "NULL out");
-    return th__out_status(
-        th__convt_run(TH__FN(conv_transpose2d_out), 2, TH__B(out), TH__B(input), TH__B(weight), TH__B(bias), opts));
-}
 
 TH_API TH_NAME(tensor) *TH_NAME(im2col)(const TH_NAME(tensor) *input, const int64_t *kernel, const th_conv_opts *opts)
 {
@@ -264,40 +75,6 @@ TH_API int TH_NAME(col2im_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *inpu
     return th__out_status(th__fold_run(TH__FN(col2im_out), true, TH__B(out), TH__B(input), output_size, kernel, opts));
 }
 
-TH_API TH_NAME(tensor) *TH_NAME(max_pool2d)(const TH_NAME(tensor) *input, const int64_t *kernel,
-                                            const th_pool_opts *opts, th_i64_tensor **indices)
-{
-    if (indices) *indices = NULL;
-    if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__pool_run(TH__FN(max_pool2d), 2, true, NULL, NULL, (th_tensor **)indices, TH__B(input), kernel, opts));
-}
-
-TH_API int TH_NAME(max_pool2d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
-                                   const int64_t *kernel, const th_pool_opts *opts)
-{
-    if (TH__WRONG_DTYPE(out) || th__dtype_mismatch(__func__, "indices_out", TH__B(indices_out), TH_I64) ||
-        TH__WRONG_DTYPE(input))
-        return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(max_pool2d_out), "NULL out");
-    return th__out_status(
-        th__pool_run(TH__FN(max_pool2d_out), 2, true, TH__B(out), TH__B(indices_out), NULL, TH__B(input), kernel, opts));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(avg_pool2d)(const TH_NAME(tensor) *input, const int64_t *kernel,
-                                            const th_pool_opts *opts)
-{
-    if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__pool_run(TH__FN(avg_pool2d), 2, false, NULL, NULL, NULL, TH__B(input), kernel, opts));
-}
-
-TH_API int TH_NAME(avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
-                                   const th_pool_opts *opts)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(avg_pool2d_out), "NULL out");
-    return th__out_status(th__pool_run(TH__FN(avg_pool2d_out), 2, false, TH__B(out), NULL, NULL, TH__B(input), kernel, opts));
-}
-
 TH_API TH_NAME(tensor) *TH_NAME(pad)(const TH_NAME(tensor) *x, int npad, const int64_t *pads, th_pad_mode mode,
                                      double value)
 {
@@ -313,178 +90,119 @@ TH_API int TH_NAME(pad_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *x, int 
     return th__out_status(th__pad_run(TH__FN(pad_out), TH__B(out), TH__B(x), npad, pads, mode, value));
 }
 
-TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool2d)(const TH_NAME(tensor) *input, const int64_t *output_size)
-{
-    if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__apool_run(TH__FN(adaptive_avg_pool2d), 2, false, NULL, NULL, NULL, TH__B(input), output_size));
-}
-
-TH_API int TH_NAME(adaptive_avg_pool2d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
-                                            const int64_t *output_size)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_avg_pool2d_out), "NULL out");
-    return th__out_status(
-        th__apool_run(TH__FN(adaptive_avg_pool2d_out), 2, false, TH__B(out), NULL, NULL, TH__B(input), output_size));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool2d)(const TH_NAME(tensor) *input, const int64_t *output_size,
-                                                     th_i64_tensor **indices)
-{
-    if (indices) *indices = NULL;
-    if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__apool_run(TH__FN(adaptive_max_pool2d), 2, true, NULL, NULL, (th_tensor **)indices, TH__B(input),
-                               output_size));
-}
-
-TH_API int TH_NAME(adaptive_max_pool2d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out,
-                                            const TH_NAME(tensor) *input, const int64_t *output_size)
-{
-    if (TH__WRONG_DTYPE(out) || th__dtype_mismatch(__func__, "indices_out", TH__B(indices_out), TH_I64) ||
-        TH__WRONG_DTYPE(input))
-        return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_max_pool2d_out), "NULL out");
-    return th__out_status(th__apool_run(TH__FN(adaptive_max_pool2d_out), 2, true, TH__B(out), TH__B(indices_out), NULL,
-                                        TH__B(input), output_size));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(max_pool1d)(const TH_NAME(tensor) *input, const int64_t *kernel,
-                                            const th_pool_opts *opts, th_i64_tensor **indices)
-{
-    if (indices) *indices = NULL;
-    if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__pool_run(TH__FN(max_pool1d), 1, true, NULL, NULL, (th_tensor **)indices, TH__B(input), kernel, opts));
-}
-
-TH_API int TH_NAME(max_pool1d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
-                                   const int64_t *kernel, const th_pool_opts *opts)
-{
-    if (TH__WRONG_DTYPE(out) || th__dtype_mismatch(__func__, "indices_out", TH__B(indices_out), TH_I64) ||
-        TH__WRONG_DTYPE(input))
-        return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(max_pool1d_out), "NULL out");
-    return th__out_status(
-        th__pool_run(TH__FN(max_pool1d_out), 1, true, TH__B(out), TH__B(indices_out), NULL, TH__B(input), kernel, opts));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(avg_pool1d)(const TH_NAME(tensor) *input, const int64_t *kernel,
-                                            const th_pool_opts *opts)
-{
-    if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__pool_run(TH__FN(avg_pool1d), 1, false, NULL, NULL, NULL, TH__B(input), kernel, opts));
-}
-
-TH_API int TH_NAME(avg_pool1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
-                                   const th_pool_opts *opts)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(avg_pool1d_out), "NULL out");
-    return th__out_status(th__pool_run(TH__FN(avg_pool1d_out), 1, false, TH__B(out), NULL, NULL, TH__B(input), kernel, opts));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool1d)(const TH_NAME(tensor) *input, const int64_t *output_size)
-{
-    if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__apool_run(TH__FN(adaptive_avg_pool1d), 1, false, NULL, NULL, NULL, TH__B(input), output_size));
-}
-
-TH_API int TH_NAME(adaptive_avg_pool1d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
-                                            const int64_t *output_size)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_avg_pool1d_out), "NULL out");
-    return th__out_status(
-        th__apool_run(TH__FN(adaptive_avg_pool1d_out), 1, false, TH__B(out), NULL, NULL, TH__B(input), output_size));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool1d)(const TH_NAME(tensor) *input, const int64_t *output_size,
-                                                     th_i64_tensor **indices)
-{
-    if (indices) *indices = NULL;
-    if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__apool_run(TH__FN(adaptive_max_pool1d), 1, true, NULL, NULL, (th_tensor **)indices, TH__B(input),
-                               output_size));
-}
-
-TH_API int TH_NAME(adaptive_max_pool1d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out,
-                                            const TH_NAME(tensor) *input, const int64_t *output_size)
-{
-    if (TH__WRONG_DTYPE(out) || th__dtype_mismatch(__func__, "indices_out", TH__B(indices_out), TH_I64) ||
-        TH__WRONG_DTYPE(input))
-        return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_max_pool1d_out), "NULL out");
-    return th__out_status(th__apool_run(TH__FN(adaptive_max_pool1d_out), 1, true, TH__B(out), TH__B(indices_out), NULL,
-                                        TH__B(input), output_size));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(max_pool3d)(const TH_NAME(tensor) *input, const int64_t *kernel,
-                                            const th_pool_opts *opts, th_i64_tensor **indices)
-{
-    if (indices) *indices = NULL;
-    if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__pool_run(TH__FN(max_pool3d), 3, true, NULL, NULL, (th_tensor **)indices, TH__B(input), kernel, opts));
-}
-
-TH_API int TH_NAME(max_pool3d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out, const TH_NAME(tensor) *input,
-                                   const int64_t *kernel, const th_pool_opts *opts)
-{
-    if (TH__WRONG_DTYPE(out) || th__dtype_mismatch(__func__, "indices_out", TH__B(indices_out), TH_I64) ||
-        TH__WRONG_DTYPE(input))
-        return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(max_pool3d_out), "NULL out");
-    return th__out_status(
-        th__pool_run(TH__FN(max_pool3d_out), 3, true, TH__B(out), TH__B(indices_out), NULL, TH__B(input), kernel, opts));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(avg_pool3d)(const TH_NAME(tensor) *input, const int64_t *kernel,
-                                            const th_pool_opts *opts)
-{
-    if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__pool_run(TH__FN(avg_pool3d), 3, false, NULL, NULL, NULL, TH__B(input), kernel, opts));
-}
-
-TH_API int TH_NAME(avg_pool3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input, const int64_t *kernel,
-                                   const th_pool_opts *opts)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(avg_pool3d_out), "NULL out");
-    return th__out_status(th__pool_run(TH__FN(avg_pool3d_out), 3, false, TH__B(out), NULL, NULL, TH__B(input), kernel, opts));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(adaptive_avg_pool3d)(const TH_NAME(tensor) *input, const int64_t *output_size)
-{
-    if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__apool_run(TH__FN(adaptive_avg_pool3d), 3, false, NULL, NULL, NULL, TH__B(input), output_size));
-}
-
-TH_API int TH_NAME(adaptive_avg_pool3d_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *input,
-                                            const int64_t *output_size)
-{
-    if (TH__WRONG_DTYPE(out) || TH__WRONG_DTYPE(input)) return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_avg_pool3d_out), "NULL out");
-    return th__out_status(
-        th__apool_run(TH__FN(adaptive_avg_pool3d_out), 3, false, TH__B(out), NULL, NULL, TH__B(input), output_size));
-}
-
-TH_API TH_NAME(tensor) *TH_NAME(adaptive_max_pool3d)(const TH_NAME(tensor) *input, const int64_t *output_size,
-                                                     th_i64_tensor **indices)
-{
-    if (indices) *indices = NULL;
-    if (TH__WRONG_DTYPE(input)) return NULL;
-    return TH__T(th__apool_run(TH__FN(adaptive_max_pool3d), 3, true, NULL, NULL, (th_tensor **)indices, TH__B(input),
-                               output_size));
-}
-
-TH_API int TH_NAME(adaptive_max_pool3d_out)(TH_NAME(tensor) *out, th_i64_tensor *indices_out,
-                                            const TH_NAME(tensor) *input, const int64_t *output_size)
-{
-    if (TH__WRONG_DTYPE(out) || th__dtype_mismatch(__func__, "indices_out", TH__B(indices_out), TH_I64) ||
-        TH__WRONG_DTYPE(input))
-        return TH_ERR_DTYPE;
-    if (!out) return th__fail(TH_ERR_INVALID, TH__FN(adaptive_max_pool3d_out), "NULL out");
-    return th__out_status(th__apool_run(TH__FN(adaptive_max_pool3d_out), 3, true, TH__B(out), TH__B(indices_out), NULL,
-                                        TH__B(input), output_size));
-}
-
 #endif /* definitions */
+
+/* ---- convolution and pooling: each op stamps conv_op.h's front doors (the new form and _out) ---- */
+
+/* torch.nn.functional.conv1d/conv2d/conv3d: input (N, C, spatial...) or unbatched (C, spatial...), weight
+ * (O, C / groups, kernel...), bias NULL or (O); opts NULL or a th_conv_opts (zero: the default). The result
+ * is (N, O, out...) or (O, out...) with out = (in + 2 * padding - dilation * (kernel - 1) - 1) / stride + 1.
+ * Errors: groups not dividing C or O, a weight whose second size is not C / groups, a bias not (O), a kernel
+ * larger than the padded input (TH_ERR_SHAPE); a negative stride, padding, dilation or groups
+ * (TH_ERR_INVALID), a nonzero output_padding (conv_transpose's only; TH_ERR_INVALID). */
+#define TH_OP conv1d
+#define TH_OP_DIMS 1
+#define TH_OP_KIND TH__CONV_OP_CONV
+#include "conv_op.h"
+#define TH_OP conv2d
+#define TH_OP_DIMS 2
+#define TH_OP_KIND TH__CONV_OP_CONV
+#include "conv_op.h"
+#define TH_OP conv3d
+#define TH_OP_DIMS 3
+#define TH_OP_KIND TH__CONV_OP_CONV
+#include "conv_op.h"
+
+/* torch.nn.functional.conv_transpose1d/2d/3d: input (N, C, spatial...) or (C, spatial...), weight
+ * (C, O / groups, kernel...), bias NULL or (O); opts NULL or a th_conv_opts (zero: the default), whose
+ * output_padding adds to one side of each output dim. The result is (N, O, out...) or (O, out...) with out =
+ * (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1. Errors: a weight whose first
+ * size is not C, groups not dividing C, a bias not (O), an output size below 1 (TH_ERR_SHAPE); a negative
+ * option, an output_padding not smaller than its dim's stride or dilation (TH_ERR_INVALID). */
+#define TH_OP conv_transpose1d
+#define TH_OP_DIMS 1
+#define TH_OP_KIND TH__CONV_OP_CONVT
+#include "conv_op.h"
+#define TH_OP conv_transpose2d
+#define TH_OP_DIMS 2
+#define TH_OP_KIND TH__CONV_OP_CONVT
+#include "conv_op.h"
+#define TH_OP conv_transpose3d
+#define TH_OP_DIMS 3
+#define TH_OP_KIND TH__CONV_OP_CONVT
+#include "conv_op.h"
+
+/* torch.nn.functional.max_pool2d: input (N, C, H, W) or (C, H, W), kernel[2] >= 1, opts NULL or a
+ * th_pool_opts (stride 0: the kernel; padding at most half the kernel; dilation; ceil_mode). A NaN in a window
+ * is its maximum. indices, when not NULL, gets a new i64 tensor of the result's shape: each maximum's index
+ * h * W + w in its input plane (NULL on error); indices_out of the _out form may be NULL. Errors: kernel < 1,
+ * negative options, padding over half the kernel (TH_ERR_INVALID), a window larger than the padded input
+ * (TH_ERR_SHAPE), a count_exclude_pad or divisor_override (the average's; TH_ERR_INVALID). */
+#define TH_OP max_pool2d
+#define TH_OP_DIMS 2
+#define TH_OP_KIND TH__CONV_OP_MAX_POOL
+#include "conv_op.h"
+
+/* torch.nn.functional.avg_pool2d: each window's sum over the window's size clipped to the padded input
+ * (count_include_pad), or, with opts->count_exclude_pad, over the number of input elements it covers, or over
+ * opts->divisor_override where that is not 0; opts->ceil_mode as max_pool2d's. Errors as max_pool2d, a dilation
+ * other than 1, a negative divisor_override (TH_ERR_INVALID). */
+#define TH_OP avg_pool2d
+#define TH_OP_DIMS 2
+#define TH_OP_KIND TH__CONV_OP_AVG_POOL
+#include "conv_op.h"
+
+/* torch.nn.functional.adaptive_avg_pool2d / adaptive_max_pool2d(return_indices=True): input (N, C, H, W) or
+ * (C, H, W) pooled to output_size[0] x output_size[1]; output cell i of a dim of input size n and output size m
+ * covers inputs floor(i * n / m) to ceil((i + 1) * n / m) - 1 (windows of varying size that may overlap). The
+ * average sums in double; the maximum takes a NaN as PyTorch (the first NaN of the window), and indices, when
+ * not NULL, gets each maximum's index h * W + w in its input plane (i64; NULL on error), as max_pool2d.
+ * Errors: NULL input or output_size, output_size[i] < 1 (TH_ERR_INVALID), an input not 3-d or 4-d, or with an
+ * empty spatial dim and planes to pool (TH_ERR_SHAPE). */
+#define TH_OP adaptive_avg_pool2d
+#define TH_OP_DIMS 2
+#define TH_OP_KIND TH__CONV_OP_ADAPTIVE_AVG
+#include "conv_op.h"
+#define TH_OP adaptive_max_pool2d
+#define TH_OP_DIMS 2
+#define TH_OP_KIND TH__CONV_OP_ADAPTIVE_MAX
+#include "conv_op.h"
+
+/* torch.nn.functional.max_pool1d/3d, avg_pool1d/3d, adaptive_avg_pool1d/3d and adaptive_max_pool1d/3d: the 2d
+ * functions' semantics and errors over 1 spatial dim (input (N, C, L) or (C, L), kernel[1], output_size[1],
+ * each index l) or 3 (input (N, C, D, H, W) or (C, D, H, W), kernel[3], output_size[3], each index
+ * d * H * W + h * W + w in its input volume); opts index i is spatial dim i. */
+#define TH_OP max_pool1d
+#define TH_OP_DIMS 1
+#define TH_OP_KIND TH__CONV_OP_MAX_POOL
+#include "conv_op.h"
+#define TH_OP avg_pool1d
+#define TH_OP_DIMS 1
+#define TH_OP_KIND TH__CONV_OP_AVG_POOL
+#include "conv_op.h"
+#define TH_OP adaptive_avg_pool1d
+#define TH_OP_DIMS 1
+#define TH_OP_KIND TH__CONV_OP_ADAPTIVE_AVG
+#include "conv_op.h"
+#define TH_OP adaptive_max_pool1d
+#define TH_OP_DIMS 1
+#define TH_OP_KIND TH__CONV_OP_ADAPTIVE_MAX
+#include "conv_op.h"
+#define TH_OP max_pool3d
+#define TH_OP_DIMS 3
+#define TH_OP_KIND TH__CONV_OP_MAX_POOL
+#include "conv_op.h"
+#define TH_OP avg_pool3d
+#define TH_OP_DIMS 3
+#define TH_OP_KIND TH__CONV_OP_AVG_POOL
+#include "conv_op.h"
+#define TH_OP adaptive_avg_pool3d
+#define TH_OP_DIMS 3
+#define TH_OP_KIND TH__CONV_OP_ADAPTIVE_AVG
+#include "conv_op.h"
+#define TH_OP adaptive_max_pool3d
+#define TH_OP_DIMS 3
+#define TH_OP_KIND TH__CONV_OP_ADAPTIVE_MAX
+#include "conv_op.h"
+
 #endif /* TH_REAL_IS_FLOATING */

@@ -9,7 +9,7 @@
  * the implementation the definitions. docs/nn.md. */
 #ifndef TH__DEFINING
 
-/* The options of conv1d/2d/3d, conv_transpose1d/2d, im2col and col2im: index d of each array is spatial dim d
+/* The options of conv1d/2d/3d, conv_transpose1d/2d/3d, im2col and col2im: index d of each array is spatial dim d
  * (conv1d uses index 0, conv2d 0 and 1). Zero means the default: stride 1, padding 0, dilation 1, groups 1,
  * output_padding 0; a NULL pointer means every default. Negative values are errors. output_padding (last, so
  * that older initialisers keep their meaning) is conv_transpose's only: the other ops refuse a nonzero one, and
@@ -21,9 +21,18 @@ typedef struct th_conv_opts {
 } th_conv_opts;
 
 /* The options of the pooling functions, likewise: zero means the default (stride: the kernel's size; padding
- * 0; dilation 1, which is the only one avg_pool1d/2d/3d take). */
+ * 0; dilation 1, which is the only one avg_pool1d/2d/3d take), which is PyTorch's: ceil_mode false,
+ * count_include_pad true, no divisor_override. The fields after dilation (last, so that older initialisers keep
+ * their meaning):
+ *   ceil_mode          max and avg pools: the output sizes rounded up, not down, as PyTorch's ceil_mode (a last
+ *                      window that would start past the input and its left padding is dropped)
+ *   count_exclude_pad  avg pools only: divide by the number of input elements the window covers, not counting
+ *                      the padding (PyTorch's count_include_pad=False)
+ *   divisor_override   avg pools only: 0 none, else every window's sum divided by it (>= 1) */
 typedef struct th_pool_opts {
     int64_t stride[3], padding[3], dilation[3];
+    bool ceil_mode, count_exclude_pad;
+    int64_t divisor_override;
 } th_pool_opts;
 
 /* How pad fills what lies outside the input, as torch.nn.functional.pad's modes. */
@@ -473,15 +482,15 @@ done:
     return th__op_end(fn, ok, result, tmp);
 }
 
-/* conv_transpose1d/2d (nsp spatial dims) of x (N, C, spatial...) or (C, spatial...) with weight (C, O / groups,
- * kernel...) and bias (NULL or O) into out (NULL: a new tensor): per batch item and group, one product
+/* conv_transpose1d/2d/3d (nsp spatial dims) of x (N, C, spatial...) or (C, spatial...) with weight (C,
+ * O / groups, kernel...) and bias (NULL or O) into out (NULL: a new tensor): per batch item and group, one product
  * weight^T (O / groups * kernel x C / groups) @ x (C / groups x in) into columns, which col2im adds into the
  * output (the adjoint of conv's im2col: the geometry is the conv from the output to the input). Returns the
  * result (out retained) or NULL. */
 TH__MAYBE_UNUSED static th_tensor *th__convt_run(const char *fn, int nsp, th_tensor *out, const th_tensor *x,
                                                  const th_tensor *w, const th_tensor *bias, const th_conv_opts *o)
 {
-    static const char *names[3] = {"", "conv_transpose1d", "conv_transpose2d"};
+    static const char *names[4] = {"", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"};
     th__conv_geo xi, g; /* xi: the input's sizes; g: the conv from the result (g.in) to the input (g.out) */
     memset(&g, 0, sizeof g);
     bool batched;
@@ -566,8 +575,9 @@ done:
 }
 
 /* One plane of pooling in the compute type T over g's three spatial dims (1d and 2d with size-1 dims in front):
- * max (with the flat input index of each maximum, NaN winning as in PyTorch) or the average with the padding
- * counted (count_include_pad). */
+ * max (with the flat input index of each maximum, NaN winning as in PyTorch) or the average: the window's sum
+ * over divisor where it is not 0, else over its size clipped to the padded input (count_include_pad), or, with
+ * excl, to the input (no window of a valid geometry lies wholly in the padding; one would give 0). */
 #define TH__POOL_PLANE(T)                                                                                           \
     do {                                                                                                            \
         const T *xs = (const T *)xp;                                                                                \
@@ -602,17 +612,23 @@ done:
                         int64_t hend = h1 < g->in[1] + g->p[1] ? h1 : g->in[1] + g->p[1];                           \
                         int64_t wend = w1 < g->in[2] + g->p[2] ? w1 : g->in[2] + g->p[2];                           \
                         int64_t count = (dend - d0) * (hend - h0) * (wend - w0);                                    \
+                        int64_t dlo = d0 > 0 ? d0 : 0, dhi = dend < g->in[0] ? dend : g->in[0];                     \
+                        int64_t hlo = h0 > 0 ? h0 : 0, hhi = hend < g->in[1] ? hend : g->in[1];                     \
+                        int64_t wlo = w0 > 0 ? w0 : 0, whi = wend < g->in[2] ? wend : g->in[2];                     \
+                        if (excl) count = dhi > dlo && hhi > hlo && whi > wlo ? (dhi - dlo) * (hhi - hlo) * (whi - wlo) : 0; \
+                        if (divisor) count = divisor;                                                               \
                         double sum = 0; /* in double: a float sum of mixed signs loses the small averages' bits */ \
-                        for (int64_t id = d0 > 0 ? d0 : 0; id < (dend < g->in[0] ? dend : g->in[0]); id++)          \
-                            for (int64_t ih = h0 > 0 ? h0 : 0; ih < (hend < g->in[1] ? hend : g->in[1]); ih++)      \
-                                for (int64_t iw = w0 > 0 ? w0 : 0; iw < (wend < g->in[2] ? wend : g->in[2]); iw++)  \
+                        for (int64_t id = dlo; id < dhi; id++)                                                      \
+                            for (int64_t ih = hlo; ih < hhi; ih++)                                                  \
+                                for (int64_t iw = wlo; iw < whi; iw++)                                              \
                                     sum += xs[(id * g->in[1] + ih) * g->in[2] + iw];                                \
-                        *ys++ = (T)(sum / (double)count);                                                           \
+                        *ys++ = (T)(count ? sum / (double)count : 0.0);                                             \
                     }                                                                                               \
                 }                                                                                                   \
     } while (0)
 
-static void th__pool_plane(bool f64, bool is_max, const th__conv_geo *g, const char *xp, char *yp, int64_t *ip)
+static void th__pool_plane(bool f64, bool is_max, bool excl, int64_t divisor, const th__conv_geo *g, const char *xp,
+                           char *yp, int64_t *ip)
 {
     if (f64)
         TH__POOL_PLANE(double);
@@ -620,6 +636,19 @@ static void th__pool_plane(bool f64, bool is_max, const th__conv_geo *g, const c
         TH__POOL_PLANE(float);
 }
 #undef TH__POOL_PLANE
+
+/* ceil_mode: g's output sizes (floor ones, from th__conv_out_sizes) rounded up where the stride leaves a part
+ * window, less a last window that would start past the input and its left padding (PyTorch's rule). */
+static void th__pool_ceil_sizes(int nsp, th__conv_geo *g)
+{
+    g->outl = 1;
+    for (int i = 3 - nsp; i < 3; i++) {
+        int64_t span = g->in[i] + 2 * g->p[i] - (g->d[i] * (g->k[i] - 1) + 1); /* >= 0: checked before */
+        g->out[i] = (span + g->s[i] - 1) / g->s[i] + 1;
+        if ((g->out[i] - 1) * g->s[i] >= g->in[i] + g->p[i]) g->out[i]--;
+    }
+    for (int i = 0; i < 3; i++) g->outl *= g->out[i];
+}
 
 /* The name of a pooling op of nsp spatial dims, for messages: max (is_max) or average, adaptive or not. */
 static const char *th__pool_name(bool adaptive, bool is_max, int nsp)
@@ -651,6 +680,15 @@ TH__MAYBE_UNUSED static th_tensor *th__pool_run(const char *fn, int nsp, bool is
         if (kernel[i] < 1)
             return th__fail(TH_ERR_INVALID, fn, "kernel[%d] is %lld; it must be >= 1", i, (long long)kernel[i]), NULL;
     for (int i = 0; i < 3; i++) g.k[i] = i < 3 - nsp ? 1 : kernel[i - (3 - nsp)];
+    if (o && is_max && (o->count_exclude_pad || o->divisor_override))
+        return th__fail(TH_ERR_INVALID, fn, "%s is %lld; %s takes none (0): it is the average pools' option",
+                        o->divisor_override ? "divisor_override" : "count_exclude_pad",
+                        o->divisor_override ? (long long)o->divisor_override : 1LL, what),
+               NULL;
+    if (o && o->divisor_override < 0)
+        return th__fail(TH_ERR_INVALID, fn, "divisor_override is %lld; it must be >= 1 (0: none, the window's size)",
+                        (long long)o->divisor_override),
+               NULL;
     if (th__conv_opt(fn, o ? o->stride : NULL, nsp, 1, g.s, "stride", true) ||
         th__conv_opt(fn, o ? o->padding : NULL, nsp, 0, g.p, "padding", false) ||
         th__conv_opt(fn, o ? o->dilation : NULL, nsp, 1, g.d, "dilation", true))
@@ -667,6 +705,7 @@ TH__MAYBE_UNUSED static th_tensor *th__pool_run(const char *fn, int nsp, bool is
                    NULL;
     }
     if (th__conv_out_sizes(fn, nsp, &g)) return NULL;
+    if (o && o->ceil_mode) th__pool_ceil_sizes(nsp, &g);
     int64_t rs[TH_MAX_DIMS];
     int rn = 0;
     if (batched) rs[rn++] = g.n;
@@ -690,7 +729,7 @@ TH__MAYBE_UNUSED static th_tensor *th__pool_run(const char *fn, int nsp, bool is
         char *yd = (char *)th_tensor_data(y);
         int64_t *id = ix ? (int64_t *)th_tensor_data(ix) : NULL;
         for (int64_t pl = 0; pl < g.n * g.c; pl++)
-            th__pool_plane(f64, is_max, &g, xd + (size_t)(pl * g.inl) * es, yd + (size_t)(pl * g.outl) * es,
+            th__pool_plane(f64, is_max, o && o->count_exclude_pad, o ? o->divisor_override : 0, &g, xd + (size_t)(pl * g.inl) * es, yd + (size_t)(pl * g.outl) * es,
                            id ? id + pl * g.outl : NULL);
     }
     if (tmp && th_tensor_copy(result, tmp)) goto fail;

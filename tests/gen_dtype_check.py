@@ -109,6 +109,7 @@ CONV = {'conv1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': 
         'adaptive_max_pool3d': {'input': [1, 2, 2, 2], 'out': [1, 1, 1, 1], 'indices_out': [1, 1, 1, 1]},
         'conv_transpose1d': {'input': [1, 1, 2], 'weight': [1, 1, 1], 'bias': [1], 'out': [1, 1, 2]},
         'conv_transpose2d': {'input': [1, 1, 2, 2], 'weight': [1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 2, 2]},
+        'conv_transpose3d': {'input': [1, 1, 1, 2, 2], 'weight': [1, 1, 1, 1, 1], 'bias': [1], 'out': [1, 1, 1, 2, 2]},
         'im2col': {'input': [1, 1, 1, 1], 'out': [1, 1, 1]},
         'col2im': {'input': [1, 1, 1], 'out': [1, 1, 1, 1]},
         'interpolate': {'input': [1, 1, 2], 'out': [1, 1, 2]}}

@@ -1,4 +1,4 @@
-/* tests/test_conv_transpose.c: conv_transpose1d, conv_transpose2d, im2col (F.unfold) and col2im (F.fold)
+/* tests/test_conv_transpose.c: conv_transpose1d, conv_transpose2d, conv_transpose3d, im2col (F.unfold) and col2im (F.fold)
  * (ops/conv.h) for f32, f64, f16 and bf16 against references computed here in double from the defining sums
  * (the transposed convolution as each input element scattering its kernel-weighted copy into the output,
  * im2col as reads, col2im as the sums of those reads' places). The values are small integers, so every
@@ -67,7 +67,8 @@ static bool equals(const th_tensor *t, int ndim, const int64_t *sizes, const dou
     return ok;
 }
 
-/* ---- calls through the typed front doors: op 0 conv_transpose1d, 1 conv_transpose2d, 2 im2col, 3 col2im ---- */
+/* ---- calls through the typed front doors: op 0 conv_transpose1d, 1 conv_transpose2d, 2 im2col, 3 col2im,
+ * 4 conv_transpose3d ---- */
 
 #define CT_CALL(sfx)                                                                                            \
     do {                                                                                                        \
@@ -80,6 +81,9 @@ static bool equals(const th_tensor *t, int ndim, const int64_t *sizes, const dou
         } else if (op == 1) {                                                                                   \
             if (to) *status = th_##sfx##_conv_transpose2d_out(to, tx, tw, tb, o);                               \
             else r = (th_tensor *)th_##sfx##_conv_transpose2d(tx, tw, tb, o);                                   \
+        } else if (op == 4) {                                                                                   \
+            if (to) *status = th_##sfx##_conv_transpose3d_out(to, tx, tw, tb, o);                               \
+            else r = (th_tensor *)th_##sfx##_conv_transpose3d(tx, tw, tb, o);                                   \
         } else if (op == 2) {                                                                                   \
             if (to) *status = th_##sfx##_im2col_out(to, tx, k, o);                                              \
             else r = (th_tensor *)th_##sfx##_im2col(tx, k, o);                                                  \
@@ -102,33 +106,38 @@ static th_tensor *call(int op, th_tensor *out, const th_tensor *x, const th_tens
     return r;
 }
 
-/* ---- references in double over contiguous f64 data; 1d is 2d with a leading size-1 dim ---- */
+/* ---- references in double over contiguous f64 data; the transposed convolution's over three spatial dims (1d
+ * and 2d with leading size-1 dims), im2col's over two ---- */
 
 /* One call's geometry: for the transposed convolution c input and o output channels, in and out its input
  * and output sizes; for im2col / col2im c channels, in the image's sizes and out the block grid. */
 typedef struct geo {
-    int64_t n, c, o, g, in[2], k[2], out[2], s[2], p[2], d[2], op[2];
+    int64_t n, c, o, g, in[3], k[3], out[3], s[3], p[3], d[3], op[3];
 } geo;
 
 static void ref_convt(const geo *q, const double *x, const double *w, const double *b, double *y)
 {
-    int64_t cg = q->c / q->g, og = q->o / q->g, outl = q->out[0] * q->out[1];
+    int64_t cg = q->c / q->g, og = q->o / q->g, inl = q->in[0] * q->in[1] * q->in[2];
+    int64_t kl = q->k[0] * q->k[1] * q->k[2], outl = q->out[0] * q->out[1] * q->out[2];
     memset(y, 0, (size_t)(q->n * q->o * outl) * sizeof(double));
     for (int64_t n = 0; n < q->n; n++)
         for (int64_t ci = 0; ci < q->c; ci++)
-            for (int64_t ia = 0; ia < q->in[0]; ia++)
-                for (int64_t ib = 0; ib < q->in[1]; ib++) {
-                    double xv = x[((n * q->c + ci) * q->in[0] + ia) * q->in[1] + ib];
-                    int64_t gi = ci / cg;
-                    for (int64_t oc = 0; oc < og; oc++)
-                        for (int64_t ka = 0; ka < q->k[0]; ka++)
-                            for (int64_t kb = 0; kb < q->k[1]; kb++) {
-                                int64_t ya = ia * q->s[0] - q->p[0] + ka * q->d[0], yb = ib * q->s[1] - q->p[1] + kb * q->d[1];
-                                if (ya < 0 || ya >= q->out[0] || yb < 0 || yb >= q->out[1]) continue;
-                                double wv = w[((ci * og + oc) * q->k[0] + ka) * q->k[1] + kb];
-                                y[((n * q->o + gi * og + oc) * q->out[0] + ya) * q->out[1] + yb] += xv * wv;
-                            }
-                }
+            for (int64_t i = 0; i < inl; i++) {
+                int64_t at[3] = {i / (q->in[1] * q->in[2]), i / q->in[2] % q->in[1], i % q->in[2]};
+                double xv = x[(n * q->c + ci) * inl + i];
+                int64_t gi = ci / cg;
+                for (int64_t oc = 0; oc < og; oc++)
+                    for (int64_t kk = 0; kk < kl; kk++) {
+                        int64_t ka[3] = {kk / (q->k[1] * q->k[2]), kk / q->k[2] % q->k[1], kk % q->k[2]}, yi = 0;
+                        bool inside = true;
+                        for (int d = 0; d < 3; d++) {
+                            int64_t v = at[d] * q->s[d] - q->p[d] + ka[d] * q->d[d];
+                            inside = inside && v >= 0 && v < q->out[d];
+                            yi = yi * q->out[d] + v;
+                        }
+                        if (inside) y[(n * q->o + gi * og + oc) * outl + yi] += xv * w[(ci * og + oc) * kl + kk];
+                    }
+            }
     if (b)
         for (int64_t n = 0; n < q->n; n++)
             for (int64_t oc = 0; oc < q->o; oc++)
@@ -205,16 +214,16 @@ static void convt_case(int nsp, int iter)
     q.c = cg * q.g;
     q.o = og * q.g;
     o.groups = q.g == 1 && iter % 2 ? 0 : q.g;
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 3; i++) {
         q.in[i] = q.k[i] = q.out[i] = q.s[i] = q.d[i] = 1;
-        if (i < 2 - nsp) continue;
-        int j = i - (2 - nsp);
-        q.k[i] = rnd_int(1, 4);
+        if (i < 3 - nsp) continue;
+        int j = i - (3 - nsp);
+        q.k[i] = rnd_int(1, nsp == 3 ? 3 : 4);
         q.s[i] = rnd_int(1, 3);
         q.d[i] = rnd_int(1, 2);
         q.p[i] = rnd_int(0, 2);
         q.op[i] = rnd_int(0, (q.s[i] > q.d[i] ? q.s[i] : q.d[i]) - 1);
-        q.in[i] = rnd_int(1, 6);
+        q.in[i] = rnd_int(1, nsp == 3 ? 4 : 6);
         q.out[i] = (q.in[i] - 1) * q.s[i] - 2 * q.p[i] + q.d[i] * (q.k[i] - 1) + q.op[i] + 1;
         if (q.out[i] < 1) {
             q.p[i] = 0;
@@ -225,19 +234,19 @@ static void convt_case(int nsp, int iter)
         o.dilation[j] = q.d[i] == 1 && iter % 2 ? 0 : q.d[i];
         o.output_padding[j] = q.op[i];
     }
-    int64_t xs[4], ws[4], ys[4];
+    int64_t xs[5], ws[5], ys[5];
     int xn = 0, wn = 0, yn = 0;
     if (batched) xs[xn++] = q.n, ys[yn++] = q.n;
     xs[xn++] = q.c;
     ys[yn++] = q.o;
     ws[wn++] = q.c;
     ws[wn++] = og;
-    for (int i = 2 - nsp; i < 2; i++) xs[xn++] = q.in[i], ws[wn++] = q.k[i], ys[yn++] = q.out[i];
+    for (int i = 3 - nsp; i < 3; i++) xs[xn++] = q.in[i], ws[wn++] = q.k[i], ys[yn++] = q.out[i];
     th_tensor *x64 = ints_new(xn, xs, -2, 2), *w64 = ints_new(wn, ws, -2, 2), *b64 = ints_new(1, &q.o, -3, 3);
-    double *ref = (double *)malloc((size_t)(q.n * q.o * q.out[0] * q.out[1]) * sizeof(double));
+    double *ref = (double *)malloc((size_t)(q.n * q.o * q.out[0] * q.out[1] * q.out[2]) * sizeof(double));
     ref_convt(&q, (const double *)th_tensor_data(x64), (const double *)th_tensor_data(w64),
               use_bias ? (const double *)th_tensor_data(b64) : NULL, ref);
-    run_all(nsp - 1, iter, x64, w64, use_bias ? b64 : NULL, NULL, NULL, &o, yn, ys, ref);
+    run_all(nsp == 3 ? 4 : nsp - 1, iter, x64, w64, use_bias ? b64 : NULL, NULL, NULL, &o, yn, ys, ref);
     cases_run++;
     free(ref);
     th_tensor_release(x64);
@@ -486,14 +495,70 @@ static void errors(void)
 #undef f2
 }
 
+/* conv_transpose3d's errors: the shared checks, seen with its name and 3-d shapes. */
+static void errors_3d(void)
+{
+    th_f32_tensor *x = th_f32_ones(5, SZ(1, 4, 3, 4, 4)), *w = th_f32_ones(5, SZ(4, 3, 2, 2, 2));
+    th_f32_tensor *b = th_f32_ones(1, SZ(6));
+    th_f64_tensor *x64 = th_f64_ones(5, SZ(1, 4, 3, 4, 4));
+    th_conv_opts g2 = {.groups = 2};
+    th_f32_tensor *ok = th_f32_conv_transpose3d(x, w, b, &g2); /* the valid call the errors below vary */
+    CHECK(ok != NULL && th_f32_size(ok, 1) == 6 && th_f32_size(ok, 2) == 4 && th_f32_size(ok, 4) == 5);
+#define f3 "th_f32_conv_transpose3d"
+    CHECK_NULL(th_f32_conv_transpose3d(NULL, w, b, &g2), TH_ERR_INVALID, f3, "NULL input");
+    CHECK_NULL(th_f32_conv_transpose3d(x, NULL, b, &g2), TH_ERR_INVALID, f3, "NULL weight");
+    CHECK_NULL(th_f32_conv_transpose3d((th_f32_tensor *)x64, w, b, &g2), TH_ERR_DTYPE, f3, "input");
+    th_f32_tensor *x3 = th_f32_ones(3, SZ(4, 4, 4));
+    CHECK_NULL(th_f32_conv_transpose3d(x3, w, b, &g2), TH_ERR_SHAPE, f3,
+               "input has shape (4, 4, 4) (3 dims); conv_transpose3d takes 4 (C, spatial) or 5 (N, C, spatial)");
+    th_f32_tensor *w4 = th_f32_ones(4, SZ(4, 3, 2, 2));
+    CHECK_NULL(th_f32_conv_transpose3d(x, w4, b, &g2), TH_ERR_SHAPE, f3,
+               "weight has shape (4, 3, 2, 2) (4 dims); conv_transpose3d takes 5 (in channels, out channels / groups, kernel)");
+    th_f32_tensor *w5 = th_f32_ones(5, SZ(5, 3, 2, 2, 2));
+    CHECK_NULL(th_f32_conv_transpose3d(x, w5, b, &g2), TH_ERR_SHAPE, f3, "weight has 5 input channels (dim 0); the input has 4");
+    CHECK_NULL(th_f32_conv_transpose3d(x, w, b, &(th_conv_opts){.groups = 3}), TH_ERR_SHAPE, f3,
+               "groups 3 does not divide the input's 4 channels");
+    th_f32_tensor *b4 = th_f32_ones(1, SZ(4));
+    CHECK_NULL(th_f32_conv_transpose3d(x, w, b4, &g2), TH_ERR_SHAPE, f3,
+               "bias has shape (4); the weight's 3 x 2 groups output channels need (6)");
+    CHECK_NULL(th_f32_conv_transpose3d(x, w, b, &(th_conv_opts){.stride = {1, 1, 2}, .output_padding = {0, 0, 2}, .groups = 2}),
+               TH_ERR_INVALID, f3, "output_padding[2] is 2; it must be >= 0 and smaller than the stride (2) or the dilation (1)");
+    CHECK_NULL(th_f32_conv_transpose3d(x, w, b, &(th_conv_opts){.stride = {2}, .dilation = {3}, .output_padding = {3}, .groups = 2}),
+               TH_ERR_INVALID, f3, "output_padding[0] is 3; it must be >= 0 and smaller than the stride (2) or the dilation (3)");
+    CHECK_NULL(th_f32_conv_transpose3d(x, w, b, &(th_conv_opts){.output_padding = {0, 1}, .groups = 2}), TH_ERR_INVALID, f3,
+               "output_padding[1] is 1; it must be >= 0 and smaller than the stride (1) or the dilation (1)");
+    CHECK_NULL(th_f32_conv_transpose3d(x, w, b, &(th_conv_opts){.dilation = {0, 0, -1}, .groups = 2}), TH_ERR_INVALID, f3,
+               "dilation[2] is -1");
+    CHECK_NULL(th_f32_conv_transpose3d(x, w, b, &(th_conv_opts){.padding = {0, 0, 3}, .groups = 2}), TH_ERR_SHAPE, f3,
+               "the output would have size -1 in spatial dim 2: (4 - 1) * stride 1 - 2 * padding 3 + dilation 1 * "
+               "(kernel 2 - 1) + output_padding 0 + 1");
+    th_f32_tensor *out = th_f32_empty(5, SZ(1, 6, 4, 5, 4));
+    CHECK_FAILS(th_f32_conv_transpose3d_out(out, x, w, b, &g2), TH_ERR_SHAPE, f3 "_out", "");
+    CHECK_FAILS(th_f32_conv_transpose3d_out(NULL, x, w, b, &g2), TH_ERR_INVALID, f3 "_out", "NULL out");
+    CHECK_FAILS(th_f32_conv_transpose3d_out(out, x, w, (th_f32_tensor *)x64, &g2), TH_ERR_DTYPE, f3 "_out", "bias");
+#undef f3
+    th_f32_release(x);
+    th_f32_release(w);
+    th_f32_release(b);
+    th_f64_release(x64);
+    th_f32_release(ok);
+    th_f32_release(x3);
+    th_f32_release(w4);
+    th_f32_release(w5);
+    th_f32_release(b4);
+    th_f32_release(out);
+}
+
 int main(void)
 {
     test_begin();
     by_hand();
     for (int i = 0; i < 40; i++) convt_case(2, i);
     for (int i = 0; i < 30; i++) convt_case(1, i);
+    for (int i = 0; i < 16; i++) convt_case(3, i);
     for (int i = 0; i < 40; i++) cols_case(i);
     errors();
+    errors_3d();
     printf("conv_transpose: %d random cases, each in 4 dtypes x 2 BLAS settings x (new, out)\n", cases_run);
     return test_end("conv_transpose");
 }

@@ -1,7 +1,7 @@
 /* tests/test_pool_nd.c: max_pool1d/3d, avg_pool1d/3d, adaptive_avg_pool1d/3d and adaptive_max_pool1d/3d
  * (ops/conv.h): hand-worked values and indices (padding counted in the averages, NaN winning the maxima,
  * unbatched forms, strided inputs and outs), each 3d form on a depth-1 volume against its 2d form bit for bit,
- * and every error. The peer check against PyTorch is tests/numpy/pool_torch.c. */
+ * th_pool_opts' ceil_mode, count_exclude_pad and divisor_override, and every error. The peer check against PyTorch is tests/numpy/pool_torch.c. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -241,6 +241,77 @@ static void errors(void)
     th_f32_release(e3);
 }
 
+/* th_pool_opts' ceil_mode, count_exclude_pad and divisor_override (PyTorch's ceil_mode, count_include_pad=False,
+ * divisor_override) by hand, and their errors. */
+static void options(void)
+{
+    /* 0..7, kernel 3, stride 2, padding 1: four windows -1..1, 1..3, 3..5, 5..7; ceil_mode adds a fifth, 7..9,
+     * which starts inside the input: {7} and the right padding (two places of the padded input's) */
+    th_f32_tensor *x = iota(3, SZ(1, 1, 8));
+    th_i64_tensor *ix = NULL;
+    th_pool_opts c = {.stride = {2}, .padding = {1}, .ceil_mode = true};
+    th_f32_tensor *m = th_f32_max_pool1d(x, SZ(3), &c, &ix), *a = th_f32_avg_pool1d(x, SZ(3), &c);
+    CHECK(holds(m, (const float[]){1, 3, 5, 7, 7}, ix, SZ(1, 3, 5, 7, 7), 5));
+    CHECK(holds(a, (const float[]){1.0f / 3, 2, 4, 6, 3.5f}, NULL, NULL, 5));
+    /* the padding not counted: the first window averages {0, 1}, the fifth {7} */
+    th_pool_opts e = {.stride = {2}, .padding = {1}, .count_exclude_pad = true};
+    th_f32_tensor *ae = th_f32_avg_pool1d(x, SZ(3), &e);
+    CHECK(holds(ae, (const float[]){0.5f, 2, 4, 6}, NULL, NULL, 4));
+    e.ceil_mode = true;
+    th_f32_tensor *aec = th_f32_avg_pool1d(x, SZ(3), &e);
+    CHECK(holds(aec, (const float[]){0.5f, 2, 4, 6, 7}, NULL, NULL, 5));
+    /* every window's sum over 2, padding or not */
+    th_pool_opts dv = {.stride = {2}, .padding = {1}, .ceil_mode = true, .divisor_override = 2};
+    th_f32_tensor *ad = th_f32_avg_pool1d(x, SZ(3), &dv);
+    CHECK(holds(ad, (const float[]){0.5f, 3, 6, 9, 3.5f}, NULL, NULL, 5));
+    /* 0..4, kernel 2, stride 2, padding 1: rounding up would give a fourth window at 5..6, which starts in the
+     * right padding: dropped, as torch, so ceil_mode gives floor's three */
+    th_f32_tensor *x5 = iota(2, SZ(1, 5));
+    th_pool_opts c2 = {.stride = {2}, .padding = {1}, .ceil_mode = true};
+    th_i64_tensor *ix5 = NULL;
+    th_f32_tensor *m5 = th_f32_max_pool1d(x5, SZ(2), &c2, &ix5);
+    CHECK(holds(m5, (const float[]){0, 2, 4}, ix5, SZ(0, 2, 4), 3));
+    /* 2d and 3d: a 5x5 plane, kernel 2: floor 2x2 windows, ceil 3x3 (the last row and column alone) */
+    th_f32_tensor *x2 = iota(3, SZ(1, 5, 5)), *x3 = iota(4, SZ(1, 1, 5, 5));
+    th_pool_opts c3 = {.ceil_mode = true};
+    th_f32_tensor *a2 = th_f32_avg_pool2d(x2, SZ(2, 2), &c3), *m3 = th_f32_max_pool3d(x3, SZ(1, 2, 2), &c3, NULL);
+    CHECK(holds(a2, (const float[]){3, 5, 6.5f, 13, 15, 16.5f, 20.5f, 22.5f, 24}, NULL, NULL, 9));
+    CHECK(holds(m3, (const float[]){6, 8, 9, 16, 18, 19, 21, 23, 24}, NULL, NULL, 9));
+    /* the out of a ceil_mode call has the rounded-up size */
+    th_f32_tensor *o4 = th_f32_empty(3, SZ(1, 1, 4));
+    CHECK_FAILS(th_f32_avg_pool1d_out(o4, x, SZ(3), &c), TH_ERR_SHAPE, "th_f32_avg_pool1d_out", "out has shape");
+
+    /* errors: the average's options given to a max pool, a negative divisor */
+    th_i64_tensor *ixe = (th_i64_tensor *)x; /* nulled on error */
+    CHECK_NULL(th_f32_max_pool1d(x, SZ(3), &e, &ixe), TH_ERR_INVALID, "th_f32_max_pool1d",
+               "count_exclude_pad is 1; max_pool1d takes none (0): it is the average pools' option");
+    CHECK(ixe == NULL);
+    CHECK_NULL(th_f32_max_pool3d(x3, SZ(1, 2, 2), &(th_pool_opts){.divisor_override = 2}, NULL), TH_ERR_INVALID,
+               "th_f32_max_pool3d", "divisor_override is 2; max_pool3d takes none (0)");
+    CHECK_FAILS(th_f32_max_pool1d_out(o4, NULL, x, SZ(3), &dv), TH_ERR_INVALID, "th_f32_max_pool1d_out",
+                "divisor_override is 2; max_pool1d takes none");
+    CHECK_NULL(th_f32_avg_pool2d(x2, SZ(2, 2), &(th_pool_opts){.divisor_override = -1}), TH_ERR_INVALID,
+               "th_f32_avg_pool2d", "divisor_override is -1; it must be >= 1 (0: none, the window's size)");
+    CHECK_FAILS(th_f32_avg_pool3d_out(o4, x3, SZ(1, 2, 2), &(th_pool_opts){.divisor_override = -3}), TH_ERR_INVALID,
+                "th_f32_avg_pool3d_out", "divisor_override is -3");
+
+    th_f32_release(x);
+    th_i64_release(ix);
+    th_f32_release(m);
+    th_f32_release(a);
+    th_f32_release(ae);
+    th_f32_release(aec);
+    th_f32_release(ad);
+    th_f32_release(x5);
+    th_i64_release(ix5);
+    th_f32_release(m5);
+    th_f32_release(x2);
+    th_f32_release(x3);
+    th_f32_release(a2);
+    th_f32_release(m3);
+    th_f32_release(o4);
+}
+
 int main(void)
 {
     test_begin();
@@ -248,5 +319,6 @@ int main(void)
     by_hand_3d();
     three_equals_two();
     errors();
+    options();
     return test_end("pool_nd");
 }

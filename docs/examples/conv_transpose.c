@@ -1,6 +1,6 @@
 /* Transposed convolution, im2col and col2im with tensor.h: a decoder's upsampling conv_transpose2d (stride 2
- * doubles the size), output_padding, conv2d written as im2col and one matrix product, col2im summing
- * overlapping blocks, and an error.
+ * doubles the size), output_padding, a volume's conv_transpose3d, conv2d written as im2col and one matrix
+ * product, col2im summing overlapping blocks, and an error.
  * Build: cc -std=c11 -I. docs/examples/conv_transpose.c -lm */
 #define TH_IMPLEMENTATION
 /* Only the dtype used here is stamped, which keeps this build fast (see TH_SELECT_DTYPES). */
@@ -29,6 +29,15 @@ int main(void)
     th_f32_tensor *y7 = th_f32_conv_transpose2d(x, w, NULL, &up7);
     ok = ok && y7 && th_f32_size(y7, 2) == 7 && th_f32_get(y7, (int64_t[]){0, 0, 6, 6}) == 0.0f;
 
+    /* conv_transpose3d: the same over a volume (weight (in, out / groups, kd, kh, kw)); here the 2 channels
+     * become a depth-2 volume of one channel, upsampled 2x in every dim by a 2x2x2 kernel of ones: (1, 1, 4,
+     * 6, 6), each input voxel copied into its own 2x2x2 block */
+    th_f32_tensor *vol = th_f32_reshape(x, 5, (int64_t[]){1, 1, 2, 3, 3});
+    th_f32_tensor *w3 = th_f32_ones(5, (int64_t[]){1, 1, 2, 2, 2});
+    th_f32_tensor *y3 = th_f32_conv_transpose3d(vol, w3, NULL, &(th_conv_opts){.stride = {2, 2, 2}});
+    ok = ok && y3 && th_f32_size(y3, 2) == 4 && th_f32_size(y3, 4) == 6 &&
+         th_f32_get(y3, (int64_t[]){0, 0, 3, 2, 3}) == 5.0f;
+
     /* im2col (F.unfold): each 2x2 block of each channel as a column: (1, 2 * 2 * 2, 4 blocks); then conv2d
      * is one matrix product of a (1, 8) weight row with it */
     th_f32_tensor *cols = th_f32_im2col(x, (int64_t[]){2, 2}, NULL);
@@ -56,6 +65,9 @@ int main(void)
     th_f32_release(b);
     th_f32_release(y);
     th_f32_release(y7);
+    th_f32_release(vol);
+    th_f32_release(w3);
+    th_f32_release(y3);
     th_f32_release(cols);
     th_f32_release(wrow);
     th_f32_release(colm);

@@ -32,6 +32,15 @@ int main(void)
     printf("\n");
     ok = ok && th_f32_data(m1)[3] == 7 && th_i64_data(ix)[1] == 3 && fabsf(th_f32_data(a1)[0] - 1.0f / 3) < 1e-7f;
 
+    /* PyTorch's ceil_mode, count_include_pad=False and divisor_override: ceil_mode adds a fifth window, 7..9,
+     * starting inside the input; count_exclude_pad averages over the input elements alone ({0, 1}, ..., {7}) */
+    th_pool_opts oc = {.stride = {2}, .padding = {1}, .ceil_mode = true, .count_exclude_pad = true};
+    th_f32_tensor *ac = th_f32_avg_pool1d(x1, (int64_t[]){3}, &oc);
+    printf("avg_pool1d, ceil_mode, padding not counted:");
+    for (int i = 0; ac && i < 5; i++) printf(" %g", th_f32_data(ac)[i]);
+    printf("\n");
+    ok = ok && ac && th_f32_size(ac, 2) == 5 && th_f32_data(ac)[0] == 0.5f && th_f32_data(ac)[4] == 7;
+
     /* a volume (C=1, D=2, H=2, W=4), unbatched: 0..15; 2x2x2 windows, stride the kernel */
     th_f32_tensor *vals = th_f32_arange(0, 16, 1);
     th_f32_tensor *x3 = th_f32_reshape(vals, 4, (int64_t[]){1, 2, 2, 4});
@@ -62,6 +71,7 @@ int main(void)
     th_f32_release(m1);
     th_i64_release(ix);
     th_f32_release(a1);
+    th_f32_release(ac);
     th_f32_release(vals);
     th_f32_release(x3);
     th_f32_release(m3);

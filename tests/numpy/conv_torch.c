@@ -1,5 +1,5 @@
 /* tests/numpy/conv_torch.c: conv1d, conv2d, conv3d, max_pool2d, avg_pool2d, pad, conv_transpose1d,
- * conv_transpose2d, im2col (F.unfold) and col2im (F.fold) (ops/conv.h) against PyTorch 1.13 in float64 (tests/numpy/conv_torch.py writes the cases: inputs already rounded to each case's dtype, torch's
+ * conv_transpose2d, conv_transpose3d, im2col (F.unfold) and col2im (F.fold) (ops/conv.h) against PyTorch 1.13 in float64 (tests/numpy/conv_torch.py writes the cases: inputs already rounded to each case's dtype, torch's
  * float64 result from them, and for the convolutions the convolution of the absolute values). Every case runs
  * as a new result and into an out, the input in the layout the case names (contiguous, dims reversed, stepped,
  * last dim reversed), the weight, bias and out in others. A convolution's error is measured relative to the
@@ -19,9 +19,9 @@
 #include "../check.h"
 #include "peer_files.h"
 
-#define NOPS 10
+#define NOPS 11
 static const char *ops[NOPS] = {"conv1d",           "conv2d",           "conv3d", "max_pool2d", "avg_pool2d", "pad",
-                                "conv_transpose1d", "conv_transpose2d", "unfold", "fold"};
+                                "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "conv_transpose3d"};
 static const char *dts[4] = {"f32", "f64", "f16", "bf16"};
 static const th_dtype dtypes[4] = {TH_F32, TH_F64, TH_F16, TH_BF16};
 /* Bounds, op x dtype: the convolutions in epsilons of the dtype relative to the sum of |products| (f32 and
@@ -29,7 +29,8 @@ static const th_dtype dtypes[4] = {TH_F32, TH_F64, TH_F16, TH_BF16};
  * ulps (max exact, the average's division rounded once); the transposed convolutions as the convolutions;
  * unfold exact; fold's sums (at most kh * kw terms) as the convolutions. */
 static const double bound[NOPS][4] = {{2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {0, 0, 0, 0}, {1, 1, 1, 1},
-                                      {0, 0, 0, 0},     {2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {0, 0, 0, 0}, {2, 2, 0.5, 0.5}};
+                                      {0, 0, 0, 0},     {2, 2, 0.5, 0.5}, {2, 2, 0.5, 0.5}, {0, 0, 0, 0}, {2, 2, 0.5, 0.5},
+                                      {2, 2, 0.5, 0.5}};
 static double worst[NOPS][4];
 static int count[NOPS][4];
 
@@ -104,6 +105,7 @@ static double error_of(const th_tensor *got, const th_tensor *ref, const th_tens
         case 7: r = to ? (th_##sfx##_conv_transpose2d_out(to, tx, tw, tb, co) ? NULL : out) : (th_tensor *)th_##sfx##_conv_transpose2d(tx, tw, tb, co); break; \
         case 8: r = to ? (th_##sfx##_im2col_out(to, tx, k, co) ? NULL : out) : (th_tensor *)th_##sfx##_im2col(tx, k, co); break; \
         case 9: r = to ? (th_##sfx##_col2im_out(to, tx, osz, k, co) ? NULL : out) : (th_tensor *)th_##sfx##_col2im(tx, osz, k, co); break; \
+        case 10: r = to ? (th_##sfx##_conv_transpose3d_out(to, tx, tw, tb, co) ? NULL : out) : (th_tensor *)th_##sfx##_conv_transpose3d(tx, tw, tb, co); break; \
         default: r = to ? (th_##sfx##_avg_pool2d_out(to, tx, k, po) ? NULL : out) : (th_tensor *)th_##sfx##_avg_pool2d(tx, k, po); \
         }                                                                                                       \
     } while (0)
@@ -218,7 +220,7 @@ static void one_case(const char *line)
     }
     char name[64], opn[32], dtn[16];
     long long groups, s[3], p[3], d[3], kk[2];
-    long long extra[4] = {0, 0, 0, 0}; /* output_padding[2], fold's output size[2] */
+    long long extra[5] = {0, 0, 0, 0, 0}; /* output_padding[0..1], fold's output size[2], output_padding[2] */
     int has_b, layout, used = 0;
     if (sscanf(line, "%63s %31s %15s %lld %d %d %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld%n", name, opn,
                dtn, &groups, &has_b, &layout, &s[0], &s[1], &s[2], &p[0], &p[1], &p[2], &d[0], &d[1], &d[2], &kk[0],
@@ -227,7 +229,8 @@ static void one_case(const char *line)
         CHECK(!"a line of cases.txt that does not parse");
         return;
     }
-    if (strstr(opn, "transpose") && sscanf(line + used, "%lld %lld", &extra[0], &extra[1]) != 2) {
+    if (strstr(opn, "transpose") &&
+        sscanf(line + used, "%lld %lld %lld %lld %lld", &extra[0], &extra[1], &extra[2], &extra[3], &extra[4]) != 5) {
         CHECK(!"a conv_transpose line of cases.txt that does not parse");
         return;
     }
@@ -237,7 +240,7 @@ static void one_case(const char *line)
     CHECK(op < NOPS && dti < 4);
     if (op >= NOPS || dti >= 4) return;
     th_dtype dt = dtypes[dti];
-    bool is_conv = op < 3 || op == 6 || op == 7, has_mag = is_conv || op == 9;
+    bool is_conv = op < 3 || op == 6 || op == 7 || op == 10, has_mag = is_conv || op == 9;
     th_conv_opts co;
     th_pool_opts po;
     memset(&co, 0, sizeof co);
@@ -250,6 +253,7 @@ static void one_case(const char *line)
     co.groups = groups;
     co.output_padding[0] = extra[0];
     co.output_padding[1] = extra[1];
+    co.output_padding[2] = extra[4];
     int64_t k[2] = {kk[0], kk[1]}, osz[2] = {extra[2], extra[3]};
     th_tensor *x64 = load(name, "x"), *ref = load(name, "ref");
     th_tensor *w64 = is_conv ? load(name, "w") : NULL, *b64 = has_b ? load(name, "b") : NULL;

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch's conv1d, conv2d, conv3d, max_pool2d, avg_pool2d, pad, conv_transpose1d, conv_transpose2d, unfold
-(the library's im2col) and fold (col2im) in float64, the peer of ops/conv.h (tests/numpy/conv_torch.c).
+(the library's im2col), fold (col2im) and conv_transpose3d in float64, the peer of ops/conv.h (tests/numpy/conv_torch.c).
 
     conv_torch.py write DIR   draws random cases (ops x dtypes x shapes x stride, padding, dilation, groups,
                               depthwise, bias on and off, batched and not) and for each writes DIR/<case>_x.npy
@@ -10,7 +10,7 @@
                               (the scale the products' rounding errors are measured against), and for max_pool2d
                               _idx.npy: torch's indices; for fold, _mag.npy is the fold of |x|. DIR/cases.txt lists
                               "case op dtype groups has_b layout s0 s1 s2 p0 p1 p2 d0 d1 d2 k0 k1", and for
-                              the transposed convolutions, unfold and fold four more: "op0 op1 os0 os1"
+                              the transposed convolutions, unfold and fold five more: "op0 op1 os0 os1 op2"
                               (output_padding; fold's output size).
 
 Exits 77 when torch cannot be imported (a skip).
@@ -27,11 +27,12 @@ except ImportError:
     sys.exit(77)
 
 OPS = ['conv1d', 'conv2d', 'conv3d', 'max_pool2d', 'avg_pool2d', 'pad', 'conv_transpose1d', 'conv_transpose2d',
-       'unfold', 'fold']
+       'unfold', 'fold', 'conv_transpose3d']
 MODES = ['constant', 'reflect', 'replicate', 'circular']
 DTYPES = {'f32': torch.float32, 'f64': torch.float64, 'f16': torch.float16, 'bf16': torch.bfloat16}
 CASES_PER = {'conv1d': 25, 'conv2d': 40, 'conv3d': 12, 'max_pool2d': 25, 'avg_pool2d': 25, 'pad': 32,
-             'conv_transpose1d': 30, 'conv_transpose2d': 40, 'unfold': 25, 'fold': 25}
+             'conv_transpose1d': 30, 'conv_transpose2d': 40, 'unfold': 25, 'fold': 25,
+             'conv_transpose3d': 20}
 
 
 def rounded(a, dtype):
@@ -88,22 +89,22 @@ def write_pad(d, rng, name, dt, k, lines):
 
 
 def write_transposed(d, rng, name, op, dt, k, lines):
-    """A conv_transpose1d/2d case (groups, depthwise, output_padding below the stride or the dilation, padding
+    """A conv_transpose1d/2d/3d case (groups, depthwise, output_padding below the stride or the dilation, padding
     that crops, bias on and off, batched and not) or an unfold / fold case (kernel, stride, padding, dilation;
     fold sums the overlaps), with the line described above."""
     pad3 = lambda v, z: list(v) + [z] * (3 - len(v))
-    groups, has_b, opad, osz = 0, 0, [0, 0], [0, 0]
+    groups, has_b, opad, osz = 0, 0, [0, 0, 0], [0, 0]
     batched = k % 4 != 1
     if op.startswith('conv_transpose'):
         nsp = int(op[-2])
         groups = int(rng.integers(1, 4))
         depthwise = k % 6 == 5
-        cg = 1 if depthwise else int(rng.integers(1, 7))
-        og = 1 if depthwise else int(rng.integers(1, 5))
-        ks = [int(rng.integers(1, 5)) for _ in range(nsp)]
+        cg = 1 if depthwise else int(rng.integers(1, 7 if nsp < 3 else 4))
+        og = 1 if depthwise else int(rng.integers(1, 5 if nsp < 3 else 3))
+        ks = [int(rng.integers(1, 5 if nsp < 3 else 4)) for _ in range(nsp)]
         st = [int(rng.integers(1, 4)) for _ in range(nsp)]
         di = [int(rng.integers(1, 3)) for _ in range(nsp)]
-        ins = [int(rng.integers(1, {1: 20, 2: 9}[nsp])) for _ in range(nsp)]
+        ins = [int(rng.integers(1, {1: 20, 2: 9, 3: 5}[nsp])) for _ in range(nsp)]
         opad = [int(rng.integers(0, max(st[i], di[i]))) for i in range(nsp)]
         pa = []
         for i in range(nsp):  # padding that leaves at least one output element
@@ -122,7 +123,7 @@ def write_transposed(d, rng, name, op, dt, k, lines):
         if b is not None:
             np.save(os.path.join(d, name + '_b.npy'), b.numpy())
         kk = [0, 0]
-        opad = opad + [0] * (2 - nsp)
+        opad = opad + [0] * (3 - nsp)
     else:
         ks = [int(rng.integers(1, 4)) for _ in range(2)]
         st = [int(rng.integers(1, 4)) for _ in range(2)]
@@ -153,7 +154,7 @@ def write_transposed(d, rng, name, op, dt, k, lines):
     if mag is not None:
         np.save(os.path.join(d, name + '_mag.npy'), mag.numpy())
     lines.append(' '.join(str(v) for v in [name, op, dt, groups, has_b, k % 4] + pad3(st, 0) + pad3(pa, 0) +
-                          pad3([v if v != 1 or k % 2 else 0 for v in di], 0) + kk + opad + osz))
+                          pad3([v if v != 1 or k % 2 else 0 for v in di], 0) + kk + opad[:2] + osz + opad[2:]))
 
 
 def write(d):

@@ -1,5 +1,6 @@
-/* tests/numpy/pool_torch.c: max_pool1d/3d, avg_pool1d/3d, adaptive_avg_pool1d/3d and adaptive_max_pool1d/3d
- * (ops/conv.h) against PyTorch 1.13 in float64 (tests/numpy/pool_torch.py writes the cases: inputs already
+/* tests/numpy/pool_torch.c: max_pool1d/3d, avg_pool1d/3d, adaptive_avg_pool1d/3d and adaptive_max_pool1d/3d,
+ * and max_pool1d/2d/3d and avg_pool1d/2d/3d with th_pool_opts' ceil_mode, count_exclude_pad and
+ * divisor_override (ops/conv.h) against PyTorch 1.13 in float64 (tests/numpy/pool_torch.py writes the cases: inputs already
  * rounded to each case's dtype, some max inputs with NaNs, torch's float64 result and indices from them).
  * Every case runs as a new result and into an out, the input in the layout the case names (contiguous, dims
  * reversed, stepped, last dim reversed), the out and the indices out in others. The error is measured in ulps
@@ -18,16 +19,20 @@
 #include "../check.h"
 #include "peer_files.h"
 
-#define NOPS 8
+#define NOPS 10
 static const char *ops[NOPS] = {"max_pool1d",          "max_pool3d",          "avg_pool1d",
                                 "avg_pool3d",          "adaptive_avg_pool1d", "adaptive_avg_pool3d",
-                                "adaptive_max_pool1d", "adaptive_max_pool3d"};
+                                "adaptive_max_pool1d", "adaptive_max_pool3d", "max_pool2d",
+                                "avg_pool2d"};
 static const char *dts[4] = {"f32", "f64", "f16", "bf16"};
 static const th_dtype dtypes[4] = {TH_F32, TH_F64, TH_F16, TH_BF16};
 /* Bounds in ulps: the maxima exact; the averages sum in double and round once (half an ulp), f64's sum of up
  * to 27 doubles a few ulps of the result. */
-static const double bound[NOPS][4] = {{0, 0, 0, 0},     {0, 0, 0, 0},     {0.5, 2, 0.5, 0.5}, {0.5, 4, 0.5, 0.5},
-                                      {0.5, 4, 0.5, 0.5}, {0.5, 8, 0.5, 0.5}, {0, 0, 0, 0},       {0, 0, 0, 0}};
+static const double bound[NOPS][4] = {{0, 0, 0, 0},       {0, 0, 0, 0},       {0.5, 2, 0.5, 0.5}, {0.5, 4, 0.5, 0.5},
+                                      {0.5, 4, 0.5, 0.5}, {0.5, 8, 0.5, 0.5}, {0, 0, 0, 0},       {0, 0, 0, 0},
+                                      {0, 0, 0, 0},       {0.5, 4, 0.5, 0.5}};
+/* The option cases' counts per op (ceil_mode, count_exclude_pad, divisor_override given). */
+static int with_ceil[NOPS], with_excl[NOPS], with_div[NOPS];
 static double worst[NOPS][4];
 static int count[NOPS][4];
 static const char *dir;
@@ -124,6 +129,8 @@ static bool same_indices(const th_tensor *got, const th_tensor *ref, const th_te
         case 4: st = to ? th_##sfx##_adaptive_avg_pool1d_out(to, tx, k) : 0; r = to ? NULL : (th_tensor *)th_##sfx##_adaptive_avg_pool1d(tx, k); break; \
         case 5: st = to ? th_##sfx##_adaptive_avg_pool3d_out(to, tx, k) : 0; r = to ? NULL : (th_tensor *)th_##sfx##_adaptive_avg_pool3d(tx, k); break; \
         case 6: st = to ? th_##sfx##_adaptive_max_pool1d_out(to, io, tx, k) : 0; r = to ? NULL : (th_tensor *)th_##sfx##_adaptive_max_pool1d(tx, k, in); break; \
+        case 8: st = to ? th_##sfx##_max_pool2d_out(to, io, tx, k, po) : 0; r = to ? NULL : (th_tensor *)th_##sfx##_max_pool2d(tx, k, po, in); break; \
+        case 9: st = to ? th_##sfx##_avg_pool2d_out(to, tx, k, po) : 0; r = to ? NULL : (th_tensor *)th_##sfx##_avg_pool2d(tx, k, po); break; \
         default: st = to ? th_##sfx##_adaptive_max_pool3d_out(to, io, tx, k) : 0; r = to ? NULL : (th_tensor *)th_##sfx##_adaptive_max_pool3d(tx, k, in); \
         }                                                                                                           \
     } while (0)
@@ -153,10 +160,11 @@ static th_tensor *load(const char *name, const char *part)
 static void one_case(const char *line)
 {
     char name[64], opn[32], dtn[16];
-    long long v[12];
+    long long v[15];
     int layout;
-    if (sscanf(line, "%63s %31s %15s %d %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld", name, opn, dtn,
-               &layout, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]) != 16) {
+    if (sscanf(line, "%63s %31s %15s %d %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld",
+               name, opn, dtn, &layout, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10],
+               &v[11], &v[12], &v[13], &v[14]) != 19) {
         CHECK(!"a line of cases.txt that does not parse");
         return;
     }
@@ -165,7 +173,7 @@ static void one_case(const char *line)
     while (dti < 4 && strcmp(dts[dti], dtn)) dti++;
     CHECK(op < NOPS && dti < 4);
     if (op >= NOPS || dti >= 4) return;
-    bool is_max = op < 2 || op >= 6;
+    bool is_max = op < 2 || op == 6 || op == 7 || op == 8;
     th_dtype dt = dtypes[dti];
     th_pool_opts po;
     memset(&po, 0, sizeof po);
@@ -176,6 +184,12 @@ static void one_case(const char *line)
         po.padding[i] = v[6 + i];
         po.dilation[i] = v[9 + i];
     }
+    po.ceil_mode = v[12] != 0;
+    po.count_exclude_pad = v[13] != 0;
+    po.divisor_override = v[14];
+    with_ceil[op] += po.ceil_mode;
+    with_excl[op] += po.count_exclude_pad;
+    with_div[op] += po.divisor_override != 0;
     th_tensor *x64 = load(name, "x"), *ref = load(name, "ref"), *idx = is_max ? load(name, "idx") : NULL;
     CHECK(x64 && ref && (!is_max || idx));
     if (x64 && ref && (!is_max || idx)) {
@@ -227,6 +241,15 @@ int main(int argc, char **argv)
         for (int dd = 0; dd < 4; dd++) printf("  %s %.3f (%d)", dts[dd], worst[op][dd], count[op][dd]);
         printf("\n");
     }
-    CHECK(cases >= 400);
+    printf("pool_torch: option cases with ceil_mode, count_exclude_pad, divisor_override:");
+    for (int op = 0; op < NOPS; op++)
+        if (with_ceil[op]) printf(" %s %d, %d, %d;", ops[op], with_ceil[op], with_excl[op], with_div[op]);
+    printf("\n");
+    CHECK(cases >= 800);
+    static const int max_ops[3] = {0, 1, 8}, avg_ops[3] = {2, 3, 9};
+    for (int i = 0; i < 3; i++) {
+        CHECK(with_ceil[max_ops[i]] >= 16);
+        CHECK(with_ceil[avg_ops[i]] >= 16 && with_excl[avg_ops[i]] >= 16 && with_div[avg_ops[i]] >= 8);
+    }
     return test_end("pool_torch");
 }
