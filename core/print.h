@@ -131,11 +131,8 @@ static void th__print_dim(th__printer *p, int dim, const char *ptr, int indent)
 
 static int th__print(const char *fn, FILE *f, const th_tensor *t)
 {
-    if (!f || !t) return th__fail(TH_ERR_INVALID, fn, "NULL %s", f ? "tensor" : "stream");
-    if (!th_device_is_host(t->storage->device))
-        return th__fail(TH_ERR_DEVICE, fn, "the tensor is on device type %d, which the host cannot touch",
-                        (int)t->storage->device.type);
-    if (th__check_fits(fn, t)) return th_last_status();
+    if (!f) return th__fail(TH_ERR_INVALID, fn, "NULL stream");
+    if (th__check_readable(fn, t)) return th_last_status();
     th__printer p;
     memset(&p, 0, sizeof p);
     if (th__need_kernels(fn, t->dtype, &p.k)) return th_last_status();

@@ -497,6 +497,16 @@ static int th__check_fits(const char *fn, const th_tensor *t)
     return TH_OK;
 }
 
+/* t can be read element by element through its strides: not NULL, host memory, inside its storage. */
+TH__MAYBE_UNUSED static int th__check_readable(const char *fn, const th_tensor *t)
+{
+    if (!t) return th__fail(TH_ERR_INVALID, fn, "NULL tensor");
+    if (!th_device_is_host(t->storage->device))
+        return th__fail(TH_ERR_DEVICE, fn, "the tensor is on device type %d, which the host cannot touch",
+                        (int)t->storage->device.type);
+    return th__check_fits(fn, t);
+}
+
 /* The element offset (into the storage) of idx, with negative indices counting from the end. */
 static int th__element_offset(const char *fn, const th_tensor *t, const int64_t *idx, int64_t *out)
 {

@@ -190,22 +190,12 @@ TH_API TH_NAME(tensor) *TH_NAME(full_like)(const TH_NAME(tensor) *t, real value)
     return TH_PRIVATE(fill_new)(TH__FN(full_like), th__tensor_empty_like(TH__FN(full_like), TH_DT_ENUM, TH__B(t)), value);
 }
 
-/* t can be read element by element through its strides: not NULL, host memory, inside its storage. */
-static int TH_PRIVATE(check_readable)(const char *fn, const th_tensor *t)
-{
-    if (!t) return th__fail(TH_ERR_INVALID, fn, "NULL tensor");
-    if (!th_device_is_host(t->storage->device))
-        return th__fail(TH_ERR_DEVICE, fn, "the tensor is on device type %d, which the host cannot touch",
-                        (int)t->storage->device.type);
-    return th__check_fits(fn, t);
-}
-
 TH_API TH_NAME(tensor) *TH_NAME(diag)(const TH_NAME(tensor) *t, int64_t k)
 {
     if (TH__WRONG_DTYPE(t)) return NULL;
     const char *fn = TH__FN(diag);
     const th_tensor *b = TH__B(t);
-    if (TH_PRIVATE(check_readable)(fn, b)) return NULL;
+    if (th__check_readable(fn, b)) return NULL;
     const size_t es = sizeof(real);
     const char *src = (const char *)th_tensor_data(b);
     if (b->ndim == 1) {
@@ -275,7 +265,7 @@ static void TH_PRIVATE(zero_outside_triangle)(th_tensor *t, int64_t k, bool lowe
 
 static int TH_PRIVATE(triangle_out)(const char *fn, th_tensor *out, const th_tensor *t, int64_t k, bool lower)
 {
-    if (TH_PRIVATE(check_readable)(fn, t)) return th_last_status();
+    if (th__check_readable(fn, t)) return th_last_status();
     if (t->ndim < 2) {
         return th__fail(TH_ERR_SHAPE, fn, "t has %d dims; a triangle needs at least 2", t->ndim);
     }
@@ -290,7 +280,7 @@ static int TH_PRIVATE(triangle_out)(const char *fn, th_tensor *out, const th_ten
 
 static TH_NAME(tensor) *TH_PRIVATE(triangle)(const char *fn, const th_tensor *t, int64_t k, bool lower)
 {
-    if (TH_PRIVATE(check_readable)(fn, t)) return NULL;
+    if (th__check_readable(fn, t)) return NULL;
     th_tensor *out = th__tensor_empty(fn, TH_DT_ENUM, t->ndim, t->sizes);
     if (!out) return NULL;
     if (TH_PRIVATE(triangle_out)(fn, out, t, k, lower)) {

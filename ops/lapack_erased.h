@@ -847,25 +847,37 @@ TH__MAYBE_UNUSED static int th__la_qr(const char *fn, th_dtype dt, const th_tens
 #endif
 }
 
+/* eigh's and eig's results for the square A (*, n, n): the values (*, n) of value_dt and, when wanted, the vectors
+ * (*, n, n) of vector_dt, made or their outs checked; A checked first. */
+TH__MAYBE_UNUSED static int th__la_spectrum_results(const char *fn, const th_tensor *a, th_dtype dt, th_dtype value_dt,
+                                                    th_dtype vector_dt, th_tensor *out_values, th_tensor *out_vectors,
+                                                    bool want_vectors, th_tensor **res)
+{
+    res[0] = res[1] = NULL;
+    if (th__la_check_square(fn, "A", a, dt)) return th_last_status();
+    int nb = a->ndim - 2;
+    int64_t sizes[2][TH_MAX_DIMS];
+    for (int d = 0; d < nb + 2; d++) sizes[0][d] = sizes[1][d] = a->sizes[d];
+    th_tensor *outs[2] = {out_values, out_vectors};
+    const th_dtype dts[2] = {value_dt, vector_dt};
+    const int ndims[2] = {nb + 1, nb + 2};
+    const bool wanted[2] = {true, want_vectors};
+    return th__la_results(fn, 2, outs, dts, ndims, sizes, wanted, res);
+}
+
 /* Eigenvalues (ascending, real) and, when vectors is wanted, orthonormal eigenvectors (columns) of the Hermitian
  * A, read from its lower triangle. LAPACK's syevd / heevd on a column-major copy. */
 TH__MAYBE_UNUSED static int th__la_eigh(const char *fn, th_dtype dt, const th_tensor *a, th_tensor *out_values,
                                         th_tensor *out_vectors, bool want_vectors, th_tensor **values,
                                         th_tensor **vectors)
 {
-    if (th__la_check_square(fn, "A", a, dt)) return th_last_status();
-    int nb = a->ndim - 2;
-    int64_t sizes[2][TH_MAX_DIMS];
-    for (int d = 0; d < nb + 2; d++) sizes[0][d] = sizes[1][d] = a->sizes[d];
-    th_tensor *outs[2] = {out_values, out_vectors}, *res[2];
-    const th_dtype dts[2] = {th__la_part(dt), dt};
-    const int ndims[2] = {nb + 1, nb + 2};
-    const bool wanted[2] = {true, want_vectors};
-    th_tensor **to[2] = {values, vectors};
-    if (th__la_results(fn, 2, outs, dts, ndims, sizes, wanted, res)) return th_last_status();
+    th_tensor *res[2], **to[2] = {values, vectors};
+    if (th__la_spectrum_results(fn, a, dt, th__la_part(dt), dt, out_values, out_vectors, want_vectors, res))
+        return th_last_status();
 #ifndef TH_USE_LAPACK
     return th__la_hand_over(th__fail(TH_ERR_UNSUPPORTED, fn, "%s", th__la_no_lapack), 2, res, to);
 #else
+    int nb = a->ndim - 2;
     if (th__numel(res[0]) == 0) return th__la_hand_over(TH_OK, 2, res, to);
     int status = TH_OK;
     int64_t n = a->sizes[nb];
@@ -911,19 +923,14 @@ TH__MAYBE_UNUSED static int th__la_eig(const char *fn, th_dtype dt, const th_ten
                                        th_tensor *out_vectors, bool want_vectors, th_tensor **values,
                                        th_tensor **vectors)
 {
-    if (th__la_check_square(fn, "A", a, dt)) return th_last_status();
-    int nb = a->ndim - 2;
-    int64_t sizes[2][TH_MAX_DIMS];
-    for (int d = 0; d < nb + 2; d++) sizes[0][d] = sizes[1][d] = a->sizes[d];
-    th_tensor *outs[2] = {out_values, out_vectors}, *res[2];
-    const th_dtype cdt = th__la_cplx(dt), dts[2] = {cdt, cdt};
-    const int ndims[2] = {nb + 1, nb + 2};
-    const bool wanted[2] = {true, want_vectors};
-    th_tensor **to[2] = {values, vectors};
-    if (th__la_results(fn, 2, outs, dts, ndims, sizes, wanted, res)) return th_last_status();
+    const th_dtype cdt = th__la_cplx(dt);
+    th_tensor *res[2], **to[2] = {values, vectors};
+    if (th__la_spectrum_results(fn, a, dt, cdt, cdt, out_values, out_vectors, want_vectors, res))
+        return th_last_status();
 #ifndef TH_USE_LAPACK
     return th__la_hand_over(th__fail(TH_ERR_UNSUPPORTED, fn, "%s", th__la_no_lapack), 2, res, to);
 #else
+    int nb = a->ndim - 2;
     if (th__numel(res[0]) == 0) return th__la_hand_over(TH_OK, 2, res, to);
     int status = TH_OK;
     int64_t n = a->sizes[nb];

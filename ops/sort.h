@@ -169,16 +169,7 @@ static TH_NAME(tensor) *TH_PRIVATE(sort_impl)(const char *fn, const th_tensor *t
                                               bool descending, bool in_order, th_i64_tensor **indices)
 {
     if (indices) *indices = NULL;
-    if (!t) {
-        th__fail(TH_ERR_INVALID, fn, "NULL tensor");
-        return NULL;
-    }
-    if (!th_device_is_host(t->storage->device)) {
-        th__fail(TH_ERR_DEVICE, fn, "the tensor is on device type %d, which the host cannot touch",
-                 (int)t->storage->device.type);
-        return NULL;
-    }
-    if (th__check_fits(fn, t)) return NULL;
+    if (th__check_readable(fn, t)) return NULL;
     int d = 0;
     if (th__wrap_dim(fn, dim, t->ndim, &d)) return NULL;
     int64_t n = t->ndim > 0 ? t->sizes[d] : 1;

@@ -46,24 +46,6 @@ TH_API TH_NAME(tensor) *TH_NAME(kthvalue)(const TH_NAME(tensor) *a, int64_t k, i
                                           th_i64_tensor **indices);
 TH_API int TH_NAME(kthvalue_out)(TH_NAME(tensor) *values, th_i64_tensor *indices, const TH_NAME(tensor) *a, int64_t k,
                                  int dim, bool keepdim);
-/* numpy.nansum, nanmean, nanmax, nanmin: NaNs left out; computed in double. Of no elements (or all NaN):
- * nansum 0, nanmean NaN; nanmax and nanmin NaN when all are NaN and TH_ERR_SHAPE of no elements, as NumPy. */
-TH_API TH_NAME(tensor) *TH_NAME(nansum_all)(const TH_NAME(tensor) *a);
-TH_API int TH_NAME(nansum_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
-TH_API TH_NAME(tensor) *TH_NAME(nansum_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
-TH_API int TH_NAME(nansum_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
-TH_API TH_NAME(tensor) *TH_NAME(nanmean_all)(const TH_NAME(tensor) *a);
-TH_API int TH_NAME(nanmean_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
-TH_API TH_NAME(tensor) *TH_NAME(nanmean_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
-TH_API int TH_NAME(nanmean_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
-TH_API TH_NAME(tensor) *TH_NAME(nanmax_all)(const TH_NAME(tensor) *a);
-TH_API int TH_NAME(nanmax_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
-TH_API TH_NAME(tensor) *TH_NAME(nanmax_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
-TH_API int TH_NAME(nanmax_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
-TH_API TH_NAME(tensor) *TH_NAME(nanmin_all)(const TH_NAME(tensor) *a);
-TH_API int TH_NAME(nanmin_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a);
-TH_API TH_NAME(tensor) *TH_NAME(nanmin_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim);
-TH_API int TH_NAME(nanmin_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim);
 
 #else /* definitions */
 
@@ -167,75 +149,21 @@ TH_API int TH_NAME(kthvalue_out)(TH_NAME(tensor) *values, th_i64_tensor *indices
                                 keepdim);
 }
 
-/* nansum, nanmean, nanmax, nanmin: the four forms each. */
-TH_API TH_NAME(tensor) *TH_NAME(nansum_all)(const TH_NAME(tensor) *a)
-{
-    return TH__T(TH_PRIVATE(stat)(TH__FN(nansum_all), TH__STAT_NANSUM, 0, 0, 0, NULL, NULL, NULL, a, true, 0, false));
-}
-TH_API int TH_NAME(nansum_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a)
-{
-    return TH_PRIVATE(stat_out)(TH__FN(nansum_all_out), TH__STAT_NANSUM, 0, 0, 0, out, NULL, a, true, 0, false);
-}
-TH_API TH_NAME(tensor) *TH_NAME(nansum_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
-{
-    return TH__T(
-        TH_PRIVATE(stat)(TH__FN(nansum_dim), TH__STAT_NANSUM, 0, 0, 0, NULL, NULL, NULL, a, false, dim, keepdim));
-}
-TH_API int TH_NAME(nansum_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim)
-{
-    return TH_PRIVATE(stat_out)(TH__FN(nansum_dim_out), TH__STAT_NANSUM, 0, 0, 0, out, NULL, a, false, dim, keepdim);
-}
-TH_API TH_NAME(tensor) *TH_NAME(nanmean_all)(const TH_NAME(tensor) *a)
-{
-    return TH__T(TH_PRIVATE(stat)(TH__FN(nanmean_all), TH__STAT_NANMEAN, 0, 0, 0, NULL, NULL, NULL, a, true, 0, false));
-}
-TH_API int TH_NAME(nanmean_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a)
-{
-    return TH_PRIVATE(stat_out)(TH__FN(nanmean_all_out), TH__STAT_NANMEAN, 0, 0, 0, out, NULL, a, true, 0, false);
-}
-TH_API TH_NAME(tensor) *TH_NAME(nanmean_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
-{
-    return TH__T(
-        TH_PRIVATE(stat)(TH__FN(nanmean_dim), TH__STAT_NANMEAN, 0, 0, 0, NULL, NULL, NULL, a, false, dim, keepdim));
-}
-TH_API int TH_NAME(nanmean_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim)
-{
-    return TH_PRIVATE(stat_out)(TH__FN(nanmean_dim_out), TH__STAT_NANMEAN, 0, 0, 0, out, NULL, a, false, dim, keepdim);
-}
-TH_API TH_NAME(tensor) *TH_NAME(nanmax_all)(const TH_NAME(tensor) *a)
-{
-    return TH__T(TH_PRIVATE(stat)(TH__FN(nanmax_all), TH__STAT_NANMAX, 0, 0, 0, NULL, NULL, NULL, a, true, 0, false));
-}
-TH_API int TH_NAME(nanmax_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a)
-{
-    return TH_PRIVATE(stat_out)(TH__FN(nanmax_all_out), TH__STAT_NANMAX, 0, 0, 0, out, NULL, a, true, 0, false);
-}
-TH_API TH_NAME(tensor) *TH_NAME(nanmax_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
-{
-    return TH__T(
-        TH_PRIVATE(stat)(TH__FN(nanmax_dim), TH__STAT_NANMAX, 0, 0, 0, NULL, NULL, NULL, a, false, dim, keepdim));
-}
-TH_API int TH_NAME(nanmax_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim)
-{
-    return TH_PRIVATE(stat_out)(TH__FN(nanmax_dim_out), TH__STAT_NANMAX, 0, 0, 0, out, NULL, a, false, dim, keepdim);
-}
-TH_API TH_NAME(tensor) *TH_NAME(nanmin_all)(const TH_NAME(tensor) *a)
-{
-    return TH__T(TH_PRIVATE(stat)(TH__FN(nanmin_all), TH__STAT_NANMIN, 0, 0, 0, NULL, NULL, NULL, a, true, 0, false));
-}
-TH_API int TH_NAME(nanmin_all_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a)
-{
-    return TH_PRIVATE(stat_out)(TH__FN(nanmin_all_out), TH__STAT_NANMIN, 0, 0, 0, out, NULL, a, true, 0, false);
-}
-TH_API TH_NAME(tensor) *TH_NAME(nanmin_dim)(const TH_NAME(tensor) *a, int dim, bool keepdim)
-{
-    return TH__T(
-        TH_PRIVATE(stat)(TH__FN(nanmin_dim), TH__STAT_NANMIN, 0, 0, 0, NULL, NULL, NULL, a, false, dim, keepdim));
-}
-TH_API int TH_NAME(nanmin_dim_out)(TH_NAME(tensor) *out, const TH_NAME(tensor) *a, int dim, bool keepdim)
-{
-    return TH_PRIVATE(stat_out)(TH__FN(nanmin_dim_out), TH__STAT_NANMIN, 0, 0, 0, out, NULL, a, false, dim, keepdim);
-}
-
 #endif /* definitions */
+
+/* numpy.nansum, nanmean, nanmax, nanmin: NaNs left out; computed in double. Of no elements (or all NaN):
+ * nansum 0, nanmean NaN; nanmax and nanmin NaN when all are NaN and TH_ERR_SHAPE of no elements, as NumPy.
+ * Each in the four forms _all, _all_out, _dim, _dim_out, stamped from stat_nan_op.h. */
+#define TH_OP nansum
+#define TH_STAT_KIND TH__STAT_NANSUM
+#include "stat_nan_op.h"
+#define TH_OP nanmean
+#define TH_STAT_KIND TH__STAT_NANMEAN
+#include "stat_nan_op.h"
+#define TH_OP nanmax
+#define TH_STAT_KIND TH__STAT_NANMAX
+#include "stat_nan_op.h"
+#define TH_OP nanmin
+#define TH_STAT_KIND TH__STAT_NANMIN
+#include "stat_nan_op.h"
 #endif /* TH_REAL_IS_FLOATING */

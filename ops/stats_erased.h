@@ -141,15 +141,7 @@ static th_tensor *th__stat_run(const char *fn, const th__stat_op *op, th_tensor 
                                th_tensor **indices, const th_tensor *a, bool all, int dim, bool keepdim)
 {
     if (indices) *indices = NULL;
-    if (!a) {
-        th__fail(TH_ERR_INVALID, fn, "NULL tensor");
-        return NULL;
-    }
-    if (!th_device_is_host(a->storage->device)) {
-        th__fail(TH_ERR_DEVICE, fn, "the tensor is on device type %d, which the host cannot touch",
-                 (int)a->storage->device.type);
-        return NULL;
-    }
+    if (th__check_readable(fn, a)) return NULL;
     if (op->kind == TH__STAT_QUANTILE && !(op->q >= 0.0 && op->q <= 1.0)) {
         th__fail(TH_ERR_RANGE, fn, "q %g is outside [0, 1]", op->q);
         return NULL;
