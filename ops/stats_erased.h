@@ -45,7 +45,7 @@ typedef struct th__stat_item {
 } th__stat_item;
 
 /* NaN after every number, NaNs equal; ties by position: a total order, so qsort's result is the stable sort's. */
-static int th__stat_cmp(const void *pa, const void *pb)
+TH__MAYBE_UNUSED static int th__stat_cmp(const void *pa, const void *pb)
 {
     const th__stat_item *a = (const th__stat_item *)pa, *b = (const th__stat_item *)pb;
     const bool na = isnan(a->v), nb = isnan(b->v);
@@ -55,7 +55,7 @@ static int th__stat_cmp(const void *pa, const void *pb)
 }
 
 /* NumPy's _lerp: a + (b - a) * t, or from b's side when t >= 0.5, so t = 1 gives b exactly. */
-static double th__stat_lerp(double a, double b, double t)
+TH__MAYBE_UNUSED static double th__stat_lerp(double a, double b, double t)
 {
     const double d = b - a;
     return t >= 0.5 ? b - d * (1.0 - t) : a + d * t;
@@ -63,7 +63,7 @@ static double th__stat_lerp(double a, double b, double t)
 
 /* The statistic of one row x[0..n) (n >= 1 for the order statistics); the position it came from in *index
  * (order statistics only). items: scratch of n. */
-static double th__stat_row(const th__stat_op *op, const double *x, int64_t n, th__stat_item *items, int64_t *index)
+TH__MAYBE_UNUSED static double th__stat_row(const th__stat_op *op, const double *x, int64_t n, th__stat_item *items, int64_t *index)
 {
     *index = 0;
     switch (op->kind) {
@@ -127,7 +127,7 @@ static double th__stat_row(const th__stat_op *op, const double *x, int64_t n, th
     return l == h ? items[l].v : th__stat_lerp(items[l].v, items[h].v, vi - lo);
 }
 
-static const char *th__stat_name(th__stat_kind kind)
+TH__MAYBE_UNUSED static const char *th__stat_name(th__stat_kind kind)
 {
     static const char *const names[] = {"median", "nanmedian", "quantile", "kthvalue",
                                         "nansum", "nanmean",   "nanmax",   "nanmin"};
@@ -137,7 +137,7 @@ static const char *th__stat_name(th__stat_kind kind)
 /* a reduced over dim (all: every element, into a 0-d result) by op, into out (NULL: a new tensor of a's dtype)
  * and, for the order statistics, the positions along dim into idx_out or (indices not NULL, no out) a new i64
  * tensor in *indices. Returns the result (out retained) or NULL with the error recorded under fn. */
-static th_tensor *th__stat_run(const char *fn, const th__stat_op *op, th_tensor *out, th_tensor *idx_out,
+TH__MAYBE_UNUSED static th_tensor *th__stat_run(const char *fn, const th__stat_op *op, th_tensor *out, th_tensor *idx_out,
                                th_tensor **indices, const th_tensor *a, bool all, int dim, bool keepdim)
 {
     if (indices) *indices = NULL;
